@@ -1,0 +1,195 @@
+/**
+ * The environment, parsed once into a typed Config. Nothing else in the service reads process.env.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { PROVIDERS, type ProviderDef } from "./upstream/providers.ts";
+
+export type SharpenTier = "sharpen" | "plus" | "ultra" | "ultra2x";
+export type SharpenStage = "stock" | "stage1" | "stage2" | "stage3" | "stage3+";
+
+/** A plan: credits, rate limit, which capabilities it switches on, Sharpen entitlement. */
+export interface Plan {
+  id: string;
+  name: string;
+  /** Credits per period (`once`: granted once; `monthly`: reset on the subscription anniversary). */
+  credits: number;
+  period: "once" | "monthly";
+  rateLimitPerMinute: number;
+  /** Capability ids switched on, or "*" for all; `sharpen` may be listed to switch Sharpen on. */
+  capabilities: "*" | string[];
+  /** Highest Sharpen tier the plan allows. */
+  sharpenTier: SharpenTier;
+  /** Stage used when the account has saved none. */
+  sharpenDefaultStage: SharpenStage;
+}
+
+export interface ProviderConfig {
+  /** Base URL by host name (`default` always present), without trailing slash. */
+  hosts: Record<string, string>;
+  apiKey: string | undefined;
+}
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** Sessions expire this long after their last use. */
+  sessionTtlSeconds: number;
+  /** Expired sessions stay answerable with 410 this long before the sweeper deletes them. */
+  sessionSweepGraceSeconds: number;
+  sweepIntervalSeconds: number;
+  sweepBatchSize: number;
+  /** Largest request body accepted, in bytes. */
+  bodyLimitBytes: number;
+  plans: Plan[];
+  defaultPlanId: string;
+  providers: Record<string, ProviderConfig>;
+  /** Every provider-related variable that is set (names only matter for availability). */
+  setVariables: Set<string>;
+  upstream: {
+    userAgent: string;
+    maxResponseBytes: number;
+    maxRetries: number;
+  };
+  mcp: {
+    /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
+    allowedOrigins: string[];
+  };
+  /** Running the offline demo against recorded data. */
+  demo: boolean;
+  /** Grace period on SIGTERM for in-flight requests. */
+  shutdownGraceMs: number;
+  /** Raw variables for modules that own their own settings (Sharpen reviewers). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export const API_VERSION = "0.1.0";
+export const CONTRACT_REVISION = "2026-09-22";
+
+export const DEFAULT_PLANS: Plan[] = [
+  {
+    id: "free",
+    name: "Free",
+    credits: 1000,
+    period: "once",
+    rateLimitPerMinute: 60,
+    capabilities: "*",
+    sharpenTier: "sharpen",
+    sharpenDefaultStage: "stage1",
+  },
+  {
+    id: "pro",
+    name: "Pro",
+    credits: 20000,
+    period: "monthly",
+    rateLimitPerMinute: 60,
+    capabilities: "*",
+    sharpenTier: "ultra2x",
+    sharpenDefaultStage: "stage2",
+  },
+];
+
+export class ConfigError extends Error {}
+
+function int(env: Record<string, string | undefined>, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function trimSlash(url: string): string {
+  return url.replace(/\/+$/, "");
+}
+
+function loadPlans(env: Record<string, string | undefined>): Plan[] {
+  const file = env.QUARRY_PLANS_FILE;
+  const inline = env.QUARRY_PLANS;
+  const text = file ? readFileSync(file, "utf8") : inline;
+  if (!text) return DEFAULT_PLANS;
+  const parsed: unknown = JSON.parse(text);
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError("plans must be a non-empty JSON array");
+  return parsed.map((p: Partial<Plan>, i) => {
+    if (!p || typeof p.id !== "string" || typeof p.credits !== "number") {
+      throw new ConfigError(`plan ${i} needs at least id and credits`);
+    }
+    return {
+      id: p.id,
+      name: p.name ?? p.id,
+      credits: p.credits,
+      period: p.period ?? "monthly",
+      rateLimitPerMinute: p.rateLimitPerMinute ?? 60,
+      capabilities: p.capabilities ?? "*",
+      sharpenTier: p.sharpenTier ?? "sharpen",
+      sharpenDefaultStage: p.sharpenDefaultStage ?? "stage1",
+    };
+  });
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const providers: Record<string, ProviderConfig> = {};
+  const setVariables = new Set<string>();
+  for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+    const hosts: Record<string, string> = {};
+    for (const [name, host] of Object.entries(def.hosts)) {
+      const value = env[host.baseUrlVar];
+      if (value) setVariables.add(host.baseUrlVar);
+      hosts[name] = trimSlash(value || host.defaultBaseUrl);
+    }
+    let apiKey: string | undefined;
+    if (def.keyVar) {
+      const value = env[def.keyVar];
+      if (value) setVariables.add(def.keyVar);
+      apiKey = value || def.defaultKey;
+      if (apiKey && !value) setVariables.add(def.keyVar);
+    }
+    for (const extra of def.extraVars ?? []) if (env[extra.name]) setVariables.add(extra.name);
+    providers[def.id] = { hosts, apiKey };
+  }
+  const plans = loadPlans(env);
+  const defaultPlanId = env.QUARRY_DEFAULT_PLAN ?? plans[0]!.id;
+  if (!plans.some((p) => p.id === defaultPlanId)) throw new ConfigError(`QUARRY_DEFAULT_PLAN "${defaultPlanId}" is not a plan`);
+  const demo = env.QUARRY_DEMO === "1";
+  return {
+    host: env.HOST || "127.0.0.1",
+    port: int(env, "PORT", 8080),
+    dataDir: resolve(env.DATA_DIR || "./data"),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    logLevel: env.LOG_LEVEL || "info",
+    sessionTtlSeconds: int(env, "SESSION_TTL_SECONDS", 24 * 3600, 1),
+    sessionSweepGraceSeconds: int(env, "SESSION_SWEEP_GRACE_SECONDS", 7 * 24 * 3600),
+    sweepIntervalSeconds: int(env, "SWEEP_INTERVAL_SECONDS", 60, 1),
+    sweepBatchSize: int(env, "SWEEP_BATCH_SIZE", 1000, 1),
+    bodyLimitBytes: int(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
+    plans,
+    defaultPlanId,
+    providers,
+    setVariables,
+    upstream: {
+      userAgent:
+        env.QUARRY_USER_AGENT ||
+        `Quarry/${API_VERSION} (search gateway for AI agents; ${env.QUARRY_CONTACT || "operator contact not set"})`,
+      maxResponseBytes: int(env, "UPSTREAM_MAX_RESPONSE_BYTES", 8 * 1024 * 1024, 1024),
+      maxRetries: int(env, "UPSTREAM_MAX_RETRIES", 2),
+    },
+    mcp: {
+      allowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
+    demo,
+    shutdownGraceMs: int(env, "SHUTDOWN_GRACE_MS", 10000),
+    env,
+  };
+}
+
+export function findPlan(config: Config, id: string): Plan | undefined {
+  return config.plans.find((p) => p.id === id);
+}

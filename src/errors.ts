@@ -1,0 +1,121 @@
+/**
+ * The closed error catalog: every code the service can answer with, its HTTP status and
+ * whether a client may retry. `docs/errors.md` documents each code; a test keeps them equal.
+ */
+
+/** Every error code of spec section 7, plus the three whose statuses the project decides. */
+export const ERROR_CODES = {
+  /** 400: body or params failed validation; `violations[]` says where. */
+  invalid_request: { status: 400, retryable: false },
+  /** 401: missing, unknown, malformed or revoked key. */
+  unauthorized: { status: 401, retryable: false },
+  /** 402: the reservation for this call does not fit under the period cap. */
+  credits_exhausted: { status: 402, retryable: false },
+  /** 403: capability (or Sharpen) switched off on the plan, or a request not allowed (e.g. Origin). */
+  capability_disabled: { status: 403, retryable: false },
+  /** 404: no such capability. */
+  capability_unknown: { status: 404, retryable: false },
+  /** 404: no such record or search id visible to this account. */
+  record_unknown: { status: 404, retryable: false },
+  /** 404: no such route. */
+  not_found: { status: 404, retryable: false },
+  /** 410: search unused for 24 hours, or stored record detail no longer available. */
+  session_expired: { status: 410, retryable: false },
+  /** 429: over the per-key request rate. */
+  rate_limited: { status: 429, retryable: true },
+  /** 500: a fault inside the service; nothing was charged. */
+  internal_error: { status: 500, retryable: true },
+  /** 502: the upstream vendor failed. */
+  provider_error: { status: 502, retryable: true },
+  /** 503: no Sharpen reviewer answered. */
+  sharpen_no_reviewer: { status: 503, retryable: true },
+  /** 503: the vendor key of this capability is missing in this deployment. */
+  capability_unavailable: { status: 503, retryable: false },
+  /** 503: a dependency of the service (database, cache) is down; try again shortly. */
+  service_unavailable: { status: 503, retryable: true },
+  /** 504: the vendor deadline was hit. */
+  provider_timeout: { status: 504, retryable: true },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One problem with one field; `path` is a JSON pointer ("" for the whole body). */
+export interface Violation {
+  path: string;
+  message: string;
+}
+
+export interface ErrorEnvelope {
+  error: {
+    code: ErrorCode;
+    message: string;
+    hint?: string;
+    retryable: boolean;
+    violations?: Violation[];
+    requestId?: string;
+  };
+}
+
+export interface ApiErrorOptions {
+  hint?: string;
+  violations?: Violation[];
+  /** Seconds, sent as `Retry-After` (rate limits, upstream 429). */
+  retryAfter?: number;
+  /** Extra response headers (e.g. RateLimit-*). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** The one error class: carries a catalog code and renders the spec envelope. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly hint: string | undefined;
+  readonly violations: Violation[] | undefined;
+  readonly retryAfter: number | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_CODES[code].status;
+    this.retryable = ERROR_CODES[code].retryable;
+    this.hint = options.hint;
+    this.violations = options.violations;
+    this.retryAfter = options.retryAfter;
+    this.headers = options.headers;
+  }
+
+  toEnvelope(requestId?: string): ErrorEnvelope {
+    return {
+      error: {
+        code: this.code,
+        message: this.message,
+        ...(this.hint === undefined ? {} : { hint: this.hint }),
+        retryable: this.retryable,
+        ...(this.violations === undefined ? {} : { violations: this.violations }),
+        ...(requestId === undefined ? {} : { requestId }),
+      },
+    };
+  }
+}
+
+/** Shorthand for a 400 with violations. */
+export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
+  return new ApiError("invalid_request", message, {
+    violations,
+    hint: "Fix the fields named in violations[] (JSON pointers) and send the request again.",
+  });
+}
+
+/** Escape one JSON pointer reference token (RFC 6901). */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** Build a JSON pointer from tokens. */
+export function pointer(...tokens: (string | number)[]): string {
+  return tokens.map((t) => "/" + pointerToken(t)).join("");
+}

@@ -1,0 +1,171 @@
+/**
+ * The one store interface. Two implementations: embedded SQLite (better-sqlite3, WAL) and
+ * PostgreSQL (pg). Both pass the same contract suite (src/store/store-contract.ts).
+ *
+ * Times are epoch milliseconds. JSON columns hold plain JSON values.
+ * Every method that changes balances is atomic: `balance.used` can never pass `cap`.
+ */
+import type { JsonObject, JsonValue, Link } from "../capabilities/types.ts";
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  planId: string;
+  status: "free" | "active" | "past_due" | "canceled";
+  cadence: "monthly" | "annual" | null;
+  creditsUsed: number;
+  /** Credits held by in-flight calls (reserved, not yet settled). */
+  creditsReserved: number;
+  creditsCap: number;
+  /** End of the current credit period; null for the free plan's one-time grant. */
+  periodEnd: number | null;
+  /** Saved Sharpen stage; null means the plan default. */
+  sharpenStage: string | null;
+  createdAt: number;
+}
+
+export type NewAccount = Omit<AccountRow, "creditsUsed" | "creditsReserved">;
+
+export type AccountPatch = Partial<
+  Pick<AccountRow, "name" | "planId" | "status" | "cadence" | "creditsCap" | "periodEnd" | "sharpenStage">
+>;
+
+export interface KeyRow {
+  id: string;
+  accountId: string;
+  /** SHA-256 of the plaintext key, lowercase hex (64 chars). The plaintext is never stored. */
+  hash: string;
+  /** The first characters of the key (prefix plus 4), safe to show in listings. */
+  hint: string;
+  name: string;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  keyId: string | null;
+  capability: string;
+  /** e.g. `execute`, `more`, `update`, `details`, `sharpen`. */
+  operation: string;
+  credits: number;
+  costUsd: number;
+  requestId: string;
+  createdAt: number;
+}
+
+export interface Reservation {
+  id: string;
+  accountId: string;
+  amount: number;
+  createdAt: number;
+}
+
+export interface SessionRow {
+  id: string;
+  accountId: string;
+  capability: string;
+  /** The validated query with defaults applied. */
+  query: JsonObject;
+  /** Paging state owned by the session service (cursor, offsets, positions). */
+  state: JsonObject;
+  expiresAt: number;
+  createdAt: number;
+}
+
+export interface CachedAction {
+  detail: JsonValue;
+  links: Link[];
+}
+
+export interface RecordRow {
+  id: string;
+  searchId: string;
+  accountId: string;
+  /** Position within the session, unique per session, increasing across pages and updates. */
+  position: number;
+  summary: JsonObject;
+  ref: JsonObject | null;
+  detail: JsonObject | null;
+  links: Link[] | null;
+  /** Record-action results cached after their first call, by action name. */
+  actions: Record<string, CachedAction>;
+}
+
+/**
+ * Everything one successful call writes, committed in one transaction: settle the reservation,
+ * append the ledger row, and persist the session/record changes. A crash either keeps all or none.
+ */
+export interface CommitOp {
+  /** The reservation being settled (null when nothing was reserved). */
+  reservation: Reservation | null;
+  /** The ledger row; its `credits` is added to `used` and must not exceed the reservation. */
+  ledger: LedgerEntry;
+  newSession?: { session: SessionRow; records: RecordRow[] };
+  sessionUpdate?: {
+    id: string;
+    query?: JsonObject;
+    state: JsonObject;
+    expiresAt: number;
+    records: RecordRow[];
+  };
+  recordAction?: { recordId: string; action: string; result: CachedAction };
+}
+
+export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  /** Apply pending migrations (versioned, idempotent). */
+  migrate(): Promise<void>;
+  /** Cheap liveness probe of the database; rejects when it is unreachable. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  // Accounts
+  createAccount(account: NewAccount): Promise<AccountRow>;
+  getAccount(id: string): Promise<AccountRow | null>;
+  listAccounts(): Promise<AccountRow[]>;
+  countAccounts(): Promise<number>;
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null>;
+  /**
+   * Start a new credit period if the current one ended at `expectedPeriodEnd` (compare-and-set):
+   * `used` goes to 0 and `periodEnd` to `newPeriodEnd`. A no-op when another call did it first.
+   */
+  rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void>;
+
+  // Keys
+  createKey(key: KeyRow): Promise<void>;
+  /** The key with this hash and its account, revoked or not; null when unknown. */
+  findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null>;
+  listKeys(accountId: string): Promise<KeyRow[]>;
+  /** Mark revoked; returns false when no such key. */
+  revokeKey(keyId: string, at: number): Promise<boolean>;
+
+  // Credits
+  /**
+   * Hold `reservation.amount` credits if `used + reserved + amount <= cap`, atomically.
+   * Returns the account after the attempt and whether it fitted.
+   */
+  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }>;
+  /** Give a reservation back (the call failed). Idempotent. Returns the account after. */
+  release(reservation: Reservation): Promise<AccountRow | null>;
+  /** Release every reservation created before `before` (left by a crash). Returns how many. */
+  releaseReservationsBefore(before: number): Promise<number>;
+  /** Settle and persist one successful call atomically (see CommitOp). Returns the account after. */
+  commit(op: CommitOp): Promise<AccountRow>;
+  /** Sum of ledger credits of an account (for audits and tests). */
+  ledgerTotal(accountId: string): Promise<number>;
+  /** Usage per capability and operation since `since`. */
+  usage(accountId: string, since: number): Promise<{ capability: string; operation: string; calls: number; credits: number }[]>;
+
+  // Sessions and records
+  getSession(id: string): Promise<SessionRow | null>;
+  /** Records of a session with `from <= position < to`, ordered by position. */
+  getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]>;
+  /** A record with its session; null when unknown. */
+  getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null>;
+  /** Extend a session's life (every use). */
+  touchSession(id: string, expiresAt: number): Promise<void>;
+  /** Delete up to `limit` sessions (and their records) that expired before `before`. Returns how many. */
+  sweepExpired(before: number, limit: number): Promise<number>;
+}

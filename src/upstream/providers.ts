@@ -1,0 +1,72 @@
+/**
+ * The provider table: every upstream host, the environment variables that configure it, and how
+ * its key is attached. `docs/providers.md` and `.env.example` list the same variables (a test checks).
+ *
+ * Rule (PROVIDERS.md): base URL from `<PROVIDER>_BASE_URL` (or `<PROVIDER>_<HOST>_BASE_URL` for
+ * providers with several hosts), key from `<PROVIDER>_API_KEY` or the provider's own name.
+ */
+import type { KeyPlacement } from "./types.ts";
+
+export interface ProviderHost {
+  /** Environment variable holding the base URL. */
+  baseUrlVar: string;
+  /** The provider's public address. */
+  defaultBaseUrl: string;
+}
+
+export interface ProviderDef {
+  id: string;
+  title: string;
+  /** Hosts by name; `default` is used when a request names none. */
+  hosts: { default: ProviderHost } & Record<string, ProviderHost>;
+  /** The secret's variable, when the provider takes one. */
+  keyVar?: string;
+  /** Default key value when the provider publishes a public test key (TheMealDB's `1`). */
+  defaultKey?: string;
+  /** Where the client puts the key. */
+  keyPlacement?: KeyPlacement;
+  /** Other variables the provider reads (optional contact strings etc.). */
+  extraVars?: { name: string; description: string }[];
+}
+
+export const PROVIDERS = {
+  openalex: {
+    id: "openalex",
+    title: "OpenAlex",
+    hosts: { default: { baseUrlVar: "OPENALEX_BASE_URL", defaultBaseUrl: "https://api.openalex.org" } },
+    keyVar: "OPENALEX_API_KEY",
+    keyPlacement: { in: "query", name: "api_key" },
+    extraVars: [{ name: "OPENALEX_MAILTO", description: "contact e-mail sent as `mailto` (polite pool)" }],
+  },
+  deezer: {
+    id: "deezer",
+    title: "Deezer",
+    hosts: { default: { baseUrlVar: "DEEZER_BASE_URL", defaultBaseUrl: "https://api.deezer.com" } },
+  },
+  musicbrainz: {
+    id: "musicbrainz",
+    title: "MusicBrainz",
+    hosts: { default: { baseUrlVar: "MUSICBRAINZ_BASE_URL", defaultBaseUrl: "https://musicbrainz.org" } },
+  },
+  themealdb: {
+    id: "themealdb",
+    title: "TheMealDB",
+    hosts: { default: { baseUrlVar: "THEMEALDB_BASE_URL", defaultBaseUrl: "https://www.themealdb.com" } },
+    keyVar: "THEMEALDB_API_KEY",
+    defaultKey: "1",
+    keyPlacement: { in: "path" },
+  },
+  serpapi: {
+    id: "serpapi",
+    title: "SerpApi",
+    hosts: { default: { baseUrlVar: "SERPAPI_BASE_URL", defaultBaseUrl: "https://serpapi.com" } },
+    keyVar: "SERPAPI_API_KEY",
+    keyPlacement: { in: "query", name: "api_key" },
+  },
+} as const satisfies Record<string, ProviderDef>;
+
+export type ProviderId = keyof typeof PROVIDERS;
+
+export function providerDef(id: string): ProviderDef | undefined {
+  return (PROVIDERS as Record<string, ProviderDef>)[id];
+}

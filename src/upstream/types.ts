@@ -1,0 +1,49 @@
+/**
+ * The contract between adapters (pure mappers) and the one upstream HTTP client.
+ * Adapters build an UpstreamRequest without any secret; the client adds base URL and key.
+ */
+
+/** How a provider's key is attached to a request; the client does it, adapters never see keys. */
+export type KeyPlacement =
+  | { in: "query"; name: string }
+  | { in: "header"; name: string; prefix?: string }
+  /** The adapter writes `{api_key}` in the path; the client substitutes the encoded key. */
+  | { in: "path" };
+
+export interface UpstreamRequest {
+  /** Provider id from the provider table (src/upstream/providers.ts). */
+  provider: string;
+  /** Host name for providers with several hosts (e.g. SEC `data` / `www`); default host otherwise. */
+  host?: string;
+  method: "GET" | "POST";
+  /** Path appended to the base URL, starting with "/". Not URL-encoded by the client beyond what it holds. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** JSON body for POST. */
+  body?: unknown;
+  /** Retry on transient failure inside the deadline. Defaults to true for GET, false for POST. */
+  idempotent?: boolean;
+  /** How to read the body. Default `json`. */
+  responseType?: "json" | "text";
+  /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
+  acceptStatus?: number[];
+}
+
+export interface UpstreamResponse<T = unknown> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+}
+
+/** The one client every provider call goes through: deadline, retries, errors, size cap, User-Agent. */
+export interface UpstreamClient {
+  /**
+   * Send a request. Rejects with ApiError `provider_timeout` when `signal` aborts (the capability's
+   * deadline) and `provider_error` on network errors, 5xx, 429 past the deadline, unparseable bodies.
+   */
+  send<T = unknown>(request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>>;
+  /** Whether the provider's key (if it needs one) is configured. */
+  hasKey(provider: string): boolean;
+  close(): Promise<void>;
+}
