@@ -1,0 +1,80 @@
+-- Quarry initial schema (SQLite). Times are epoch milliseconds; JSON columns hold JSON text.
+-- STRICT tables make SQLite reject values of the wrong type, as PostgreSQL does.
+-- No CHECK ties credits_used to credits_cap: a plan downgrade may lower the cap below what was
+-- already used. The cap is enforced by the conditional UPDATE that reserves credits.
+
+CREATE TABLE accounts (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  plan_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  cadence TEXT,
+  credits_used INTEGER NOT NULL DEFAULT 0,
+  credits_reserved INTEGER NOT NULL DEFAULT 0 CHECK (credits_reserved >= 0),
+  credits_cap INTEGER NOT NULL,
+  period_end INTEGER,
+  sharpen_stage TEXT,
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  key_hash TEXT NOT NULL UNIQUE,
+  hint TEXT NOT NULL,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+) STRICT;
+
+CREATE INDEX api_keys_account ON api_keys (account_id, created_at);
+
+CREATE TABLE reservations (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  amount INTEGER NOT NULL CHECK (amount >= 0),
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX reservations_created ON reservations (created_at);
+
+CREATE TABLE ledger (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  key_id TEXT,
+  capability TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  credits INTEGER NOT NULL,
+  cost_usd REAL NOT NULL,
+  request_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX ledger_account_created ON ledger (account_id, created_at);
+
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+  capability TEXT NOT NULL,
+  query TEXT NOT NULL,
+  state TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+
+CREATE INDEX sessions_expires ON sessions (expires_at);
+
+-- Records go with their session (sweepExpired deletes sessions only).
+CREATE TABLE records (
+  id TEXT PRIMARY KEY,
+  search_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  account_id TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  summary TEXT NOT NULL,
+  ref TEXT,
+  detail TEXT,
+  links TEXT,
+  actions TEXT NOT NULL DEFAULT '{}'
+) STRICT;
+
+CREATE UNIQUE INDEX records_search_position ON records (search_id, position);

@@ -1,0 +1,32 @@
+/**
+ * Picks and opens the store for this deployment: PostgreSQL when a database URL is configured,
+ * else the embedded SQLite file in the data directory. Migrations run before the store is returned.
+ */
+import { join } from "node:path";
+import { PostgresStore } from "./postgres.ts";
+import { SqliteStore } from "./sqlite.ts";
+import type { Store } from "./types.ts";
+
+export interface OpenStoreOptions {
+  databaseUrl?: string;
+  dataDir: string;
+  /** PostgreSQL schema to use (created if missing); tests isolate themselves with it. */
+  pgSchema?: string;
+}
+
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const store: Store = options.databaseUrl
+    ? await PostgresStore.open(
+        options.databaseUrl,
+        options.pgSchema === undefined ? {} : { schema: options.pgSchema },
+      )
+    : SqliteStore.open(join(options.dataDir, "quarry.db"));
+  try {
+    await store.migrate();
+  } catch (error) {
+    // Do not leak a pool or file handle when the caller never gets the store.
+    await store.close().catch(() => {});
+    throw error;
+  }
+  return store;
+}

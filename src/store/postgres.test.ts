@@ -1,0 +1,143 @@
+/**
+ * PostgresStore: the store contract in a fresh schema of DATABASE_URL (skipped without it), plus
+ * concurrent migration, connection faults mapping to 503, and surviving a dropped idle connection.
+ */
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import pg from "pg";
+import { ApiError } from "../errors.ts";
+import { randomBase62 } from "../ids.ts";
+import { openStore } from "./open-store.ts";
+import { PostgresStore } from "./postgres.ts";
+import { loadMigrations } from "./sql-common.ts";
+import { runStoreContract } from "./store-contract.ts";
+
+const url = process.env.DATABASE_URL ?? "";
+
+describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not set" : false }, () => {
+  const schemas: string[] = [];
+  const freshSchema = (): string => {
+    const schema = `quarry_test_${randomBase62(12).toLowerCase()}`;
+    schemas.push(schema);
+    return schema;
+  };
+
+  async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  }
+
+  after(async () => {
+    if (schemas.length === 0) return;
+    await admin(async (client) => {
+      for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    });
+  });
+
+  runStoreContract("postgres store contract", async () => {
+    const store = await PostgresStore.open(url, { schema: freshSchema() });
+    await store.migrate();
+    return store;
+  });
+
+  test("two stores migrating one schema at once both succeed; migrate again is a no-op", async () => {
+    const schema = freshSchema();
+    const [a, b] = await Promise.all([
+      PostgresStore.open(url, { schema }),
+      PostgresStore.open(url, { schema }),
+    ]);
+    try {
+      await Promise.all([a.migrate(), b.migrate()]);
+      await a.migrate();
+      const versions = await admin(
+        async (client) =>
+          (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,
+      );
+      assert.deepEqual(
+        versions,
+        loadMigrations("postgres").map((m) => ({ version: m.version })),
+      );
+      await a.createAccount({
+        id: "acct_shared",
+        name: "Shared",
+        planId: "free",
+        status: "free",
+        cadence: null,
+        creditsCap: 5,
+        periodEnd: null,
+        sharpenStage: null,
+        createdAt: 1,
+      });
+      assert.equal((await b.getAccount("acct_shared"))?.creditsCap, 5);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test("a closed port rejects ping with service_unavailable quickly", async () => {
+    const store = await PostgresStore.open("postgres://127.0.0.1:1/x");
+    const started = Date.now();
+    try {
+      await assert.rejects(
+        store.ping(),
+        (error: unknown) => error instanceof ApiError && error.code === "service_unavailable",
+      );
+      await assert.rejects(
+        store.getAccount("acct_x"),
+        (error: unknown) => error instanceof ApiError && error.code === "service_unavailable",
+      );
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("an idle connection killed by the server does not crash the process; the next query reconnects", async () => {
+    const appName = `quarry_kill_${randomBase62(8).toLowerCase()}`;
+    const target = new URL(url);
+    target.searchParams.set("application_name", appName);
+    const store = await PostgresStore.open(target.toString(), { schema: freshSchema(), max: 1 });
+    try {
+      await store.migrate();
+      await store.ping();
+      const killed = await admin(
+        async (client) =>
+          (
+            await client.query(
+              "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1",
+              [appName],
+            )
+          ).rows,
+      );
+      assert.equal(killed.length, 1);
+      // Give the idle client time to see the termination (emitted as a pool 'error').
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await store.ping();
+      assert.equal(await store.countAccounts(), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("openStore with a database URL opens PostgreSQL, migrated", async () => {
+    const store = await openStore({ databaseUrl: url, dataDir: "/nonexistent", pgSchema: freshSchema() });
+    try {
+      assert.equal(store.kind, "postgres");
+      assert.equal(await store.countAccounts(), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("an invalid schema name is refused", async () => {
+    await assert.rejects(
+      PostgresStore.open(url, { schema: "bad; DROP TABLE x" }),
+      /Invalid PostgreSQL schema name/,
+    );
+  });
+});

@@ -1,0 +1,566 @@
+/**
+ * The shared store: PostgreSQL through a pg.Pool, for deployments with DATABASE_URL (several
+ * service instances on one database). Balance changes are single conditional statements or short
+ * transactions on one client, so concurrent instances cannot overspend a cap.
+ */
+import pg from "pg";
+import { ApiError } from "../errors.ts";
+import {
+  bound,
+  decodeJsonParsed,
+  loadMigrations,
+  num,
+  type Raw,
+  toAccount,
+  toKey,
+  toRecord,
+  toSession,
+} from "./sql-common.ts";
+import type {
+  AccountPatch,
+  AccountRow,
+  CommitOp,
+  KeyRow,
+  NewAccount,
+  RecordRow,
+  Reservation,
+  SessionRow,
+  Store,
+} from "./types.ts";
+
+export interface PostgresOpenOptions {
+  /** Schema for every table (created if missing); tests use a fresh one each to isolate themselves. */
+  schema?: string;
+  /** Pool size (default 10). */
+  max?: number;
+}
+
+/** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
+const MIGRATION_LOCK = 0x51554152;
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Node socket errors: the server is down or the network between us is. */
+const NET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+
+/**
+ * SQLSTATEs that mean "the database cannot serve this now", not "this call is wrong":
+ * 57P01-57P03 shutdown / cannot connect now, 57014 statement timeout, 55P03 lock timeout,
+ * 40001/40P01 serialization failure / deadlock, 25006 read-only (standby).
+ */
+const PG_CODES = new Set(["57P01", "57P02", "57P03", "57014", "55P03", "40001", "40P01", "25006"]);
+
+/** pg raises these as plain Errors without a code. */
+const PG_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection error|Connection refused/i;
+
+function isUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    // Classes 08 (connection exception) and 53 (insufficient resources: too many connections, disk full).
+    if (NET_CODES.has(code) || PG_CODES.has(code) || code.startsWith("08") || code.startsWith("53")) {
+      return true;
+    }
+  }
+  if (PG_MESSAGES.test(error.message)) return true;
+  // Node's happy-eyeballs connect may reject with an AggregateError of per-address failures.
+  if (error instanceof AggregateError) return error.errors.some((e) => isUnavailable(e, depth + 1));
+  return error.cause !== undefined && isUnavailable(error.cause, depth + 1);
+}
+
+/** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
+export function mapPgError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (isUnavailable(error)) {
+    return new ApiError("service_unavailable", "The database is not reachable right now.", { cause: error });
+  }
+  return error;
+}
+
+function sessionGone(): ApiError {
+  // The sweeper removed the search while the call ran; the commit rolls back so nothing is charged.
+  return new ApiError("session_expired", "The search expired while this call was running.", {
+    hint: "Start a new search.",
+  });
+}
+
+/** Patchable account fields and their columns (also the whitelist for the dynamic UPDATE). */
+const PATCH_COLUMNS = {
+  name: "name",
+  planId: "plan_id",
+  status: "status",
+  cadence: "cadence",
+  creditsCap: "credits_cap",
+  periodEnd: "period_end",
+  sharpenStage: "sharpen_stage",
+} as const satisfies Record<keyof AccountPatch, string>;
+
+/** Records go in as one JSON array parameter: one round trip however many there are. */
+const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions)
+  SELECT r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links,
+         COALESCE(r.actions, '{}'::jsonb)
+  FROM jsonb_to_recordset($1::jsonb) AS r(id text, search_id text, account_id text, position bigint,
+       summary jsonb, ref jsonb, detail jsonb, links jsonb, actions jsonb)
+  ORDER BY r.position`;
+
+/** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
+const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)
+  UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
+  FROM gone g WHERE a.id = g.account_id RETURNING a.*`;
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+export class PostgresStore implements Store {
+  readonly kind = "postgres" as const;
+  private readonly pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    this.pool = pool;
+  }
+
+  static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
+    const { schema } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+      // The name goes into a connection parameter and DDL unquoted; accept plain identifiers only.
+      throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
+    }
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      application_name: "quarry",
+      // Fail fast instead of hanging past a request deadline when the server is gone or slow.
+      connectionTimeoutMillis: 3000,
+      statement_timeout: 10000,
+      query_timeout: 10000,
+      // A process that dies mid-transaction must not hold row locks for long.
+      idle_in_transaction_session_timeout: 30000,
+      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    });
+    // An idle client losing its connection emits on the pool; unhandled, that would crash the
+    // process. pg drops the client itself and the next query opens a fresh one.
+    pool.on("error", () => {});
+    const store = new PostgresStore(pool);
+    if (schema !== undefined) {
+      try {
+        // Under the migration lock: CREATE SCHEMA IF NOT EXISTS races with itself across processes.
+        await store.transaction(async (client) => {
+          await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+          await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        });
+      } catch (error) {
+        await pool.end().catch(() => {});
+        throw error;
+      }
+    }
+    return store;
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw mapPgError(error);
+    }
+  }
+
+  private async rows(sql: string, params: unknown[] = [], on: Queryable = this.pool): Promise<Raw[]> {
+    return (await on.query(sql, params)).rows as Raw[];
+  }
+
+  private async row(
+    sql: string,
+    params: unknown[] = [],
+    on: Queryable = this.pool,
+  ): Promise<Raw | undefined> {
+    return (await this.rows(sql, params, on))[0];
+  }
+
+  /** BEGIN ... COMMIT on one client; ROLLBACK on any error. A broken connection is not reused. */
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const client = await this.pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    });
+  }
+
+  async migrate(): Promise<void> {
+    const migrations = loadMigrations("postgres");
+    await this.transaction(async (client) => {
+      // Transaction-scoped lock: a second process waits here, then sees the versions the first recorded.
+      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      await client.query(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+      );
+      const applied = new Set(
+        (await this.rows("SELECT version FROM schema_migrations", [], client)).map((r) => num(r.version)),
+      );
+      for (const migration of migrations) {
+        if (applied.has(migration.version)) continue;
+        // No parameters: the simple protocol runs a multi-statement file in one call.
+        await client.query(migration.sql);
+        await client.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [
+          migration.version,
+          Date.now(),
+        ]);
+      }
+    });
+  }
+
+  ping(): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("SELECT 1");
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+
+  // Accounts
+
+  createAccount(account: NewAccount): Promise<AccountRow> {
+    return this.guard(async () =>
+      toAccount(
+        (await this.row(
+          `INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap,
+             period_end, sharpen_stage, created_at)
+           VALUES ($1, $2, $3, $4, $5, 0, 0, $6, $7, $8, $9) RETURNING *`,
+          [
+            account.id,
+            account.name,
+            account.planId,
+            account.status,
+            account.cadence,
+            account.creditsCap,
+            account.periodEnd,
+            account.sharpenStage,
+            account.createdAt,
+          ],
+        ))!,
+      ),
+    );
+  }
+
+  getAccount(id: string): Promise<AccountRow | null> {
+    return this.guard(() => this.account(id, this.pool));
+  }
+
+  private async account(id: string, on: Queryable): Promise<AccountRow | null> {
+    const row = await this.row("SELECT * FROM accounts WHERE id = $1", [id], on);
+    return row ? toAccount(row) : null;
+  }
+
+  listAccounts(): Promise<AccountRow[]> {
+    return this.guard(async () =>
+      (await this.rows("SELECT * FROM accounts ORDER BY created_at, id")).map(toAccount),
+    );
+  }
+
+  countAccounts(): Promise<number> {
+    return this.guard(async () => num((await this.row("SELECT COUNT(*) AS n FROM accounts"))?.n));
+  }
+
+  updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
+    return this.guard(async () => {
+      const sets: string[] = [];
+      const params: unknown[] = [id];
+      for (const [field, column] of Object.entries(PATCH_COLUMNS) as [keyof AccountPatch, string][]) {
+        const value = patch[field];
+        if (value === undefined) continue;
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      }
+      if (sets.length === 0) return this.account(id, this.pool);
+      const row = await this.row(`UPDATE accounts SET ${sets.join(", ")} WHERE id = $1 RETURNING *`, params);
+      return row ? toAccount(row) : null;
+    });
+  }
+
+  rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query(
+        "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
+        [accountId, expectedPeriodEnd, newPeriodEnd],
+      );
+    });
+  }
+
+  // Keys
+
+  createKey(key: KeyRow): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query(
+        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [key.id, key.accountId, key.hash, key.hint, key.name, key.createdAt, key.revokedAt],
+      );
+    });
+  }
+
+  findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null> {
+    return this.guard(async () => {
+      const row = await this.row(
+        `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
+           k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, a.*
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+        [hash],
+      );
+      return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+    });
+  }
+
+  listKeys(accountId: string): Promise<KeyRow[]> {
+    return this.guard(async () =>
+      (
+        await this.rows("SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id", [accountId])
+      ).map((r) => toKey(r)),
+    );
+  }
+
+  revokeKey(keyId: string, at: number): Promise<boolean> {
+    return this.guard(async () => {
+      // The first revocation time is kept: revoking again does not rewrite history.
+      const result = await this.pool.query(
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1",
+        [keyId, at],
+      );
+      return (result.rowCount ?? 0) > 0;
+    });
+  }
+
+  // Credits
+
+  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }> {
+    return this.transaction(async (client) => {
+      // The row lock taken by this UPDATE makes concurrent reserves re-check the cap in turn.
+      const held = await this.row(
+        `UPDATE accounts SET credits_reserved = credits_reserved + $2
+         WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
+        [reservation.accountId, reservation.amount],
+        client,
+      );
+      if (!held) return { ok: false, account: await this.account(reservation.accountId, client) };
+      await client.query(
+        "INSERT INTO reservations (id, account_id, amount, created_at) VALUES ($1, $2, $3, $4)",
+        [reservation.id, reservation.accountId, reservation.amount, reservation.createdAt],
+      );
+      return { ok: true, account: toAccount(held) };
+    });
+  }
+
+  release(reservation: Reservation): Promise<AccountRow | null> {
+    return this.guard(async () => {
+      const row = await this.row(RELEASE, [reservation.id]);
+      return row ? toAccount(row) : this.account(reservation.accountId, this.pool);
+    });
+  }
+
+  releaseReservationsBefore(before: number): Promise<number> {
+    return this.guard(async () => {
+      // One statement per reservation, like release(): each locks one reservation then one account,
+      // the same order as commit(), so sweepers on several instances cannot deadlock each other.
+      const old = await this.rows("SELECT id FROM reservations WHERE created_at < $1 ORDER BY created_at", [
+        before,
+      ]);
+      let released = 0;
+      for (const { id } of old) {
+        if (await this.row(RELEASE, [id])) released++;
+      }
+      return released;
+    });
+  }
+
+  private async insertRecords(records: RecordRow[], client: pg.PoolClient): Promise<void> {
+    if (records.length === 0) return;
+    const payload = records.map((r) => ({
+      id: r.id,
+      search_id: r.searchId,
+      account_id: r.accountId,
+      position: r.position,
+      summary: r.summary,
+      ref: r.ref ?? null,
+      detail: r.detail ?? null,
+      links: r.links ?? null,
+      actions: r.actions ?? {},
+    }));
+    await client.query(INSERT_RECORDS, [JSON.stringify(payload)]);
+  }
+
+  commit(op: CommitOp): Promise<AccountRow> {
+    return this.transaction(async (client) => {
+      // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
+      if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
+      const { ledger } = op;
+      const charged = await this.row(
+        "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *",
+        [ledger.accountId, ledger.credits],
+        client,
+      );
+      if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
+      await client.query(
+        `INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          ledger.id,
+          ledger.accountId,
+          ledger.keyId,
+          ledger.capability,
+          ledger.operation,
+          ledger.credits,
+          ledger.costUsd,
+          ledger.requestId,
+          ledger.createdAt,
+        ],
+      );
+      if (op.newSession) {
+        const s = op.newSession.session;
+        await client.query(
+          `INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at)
+           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
+          [
+            s.id,
+            s.accountId,
+            s.capability,
+            JSON.stringify(s.query),
+            JSON.stringify(s.state),
+            s.expiresAt,
+            s.createdAt,
+          ],
+        );
+        await this.insertRecords(op.newSession.records, client);
+      }
+      if (op.sessionUpdate) {
+        const u = op.sessionUpdate;
+        const result = await client.query(
+          "UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4 WHERE id = $1",
+          [
+            u.id,
+            u.query === undefined ? null : JSON.stringify(u.query),
+            JSON.stringify(u.state),
+            u.expiresAt,
+          ],
+        );
+        if ((result.rowCount ?? 0) === 0) throw sessionGone();
+        await this.insertRecords(u.records, client);
+      }
+      if (op.recordAction) {
+        const { recordId, action, result } = op.recordAction;
+        // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
+        const updated = await client.query(
+          "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1",
+          [recordId, action, JSON.stringify(result)],
+        );
+        if ((updated.rowCount ?? 0) === 0) throw sessionGone();
+      }
+      return toAccount(charged);
+    });
+  }
+
+  ledgerTotal(accountId: string): Promise<number> {
+    return this.guard(async () =>
+      num(
+        (
+          await this.row("SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = $1", [
+            accountId,
+          ])
+        )?.total,
+      ),
+    );
+  }
+
+  usage(
+    accountId: string,
+    since: number,
+  ): Promise<{ capability: string; operation: string; calls: number; credits: number }[]> {
+    return this.guard(async () =>
+      (
+        await this.rows(
+          `SELECT capability, operation, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits FROM ledger
+           WHERE account_id = $1 AND created_at >= $2 GROUP BY capability, operation ORDER BY capability, operation`,
+          [accountId, since],
+        )
+      ).map((r) => ({
+        capability: String(r.capability),
+        operation: String(r.operation),
+        calls: num(r.calls),
+        credits: num(r.credits),
+      })),
+    );
+  }
+
+  // Sessions and records
+
+  getSession(id: string): Promise<SessionRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM sessions WHERE id = $1", [id]);
+      return row ? toSession(row, decodeJsonParsed) : null;
+    });
+  }
+
+  getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]> {
+    return this.guard(async () =>
+      (
+        await this.rows(
+          "SELECT * FROM records WHERE search_id = $1 AND position >= $2 AND position < $3 ORDER BY position",
+          [searchId, Math.ceil(bound(from)), Math.ceil(bound(to))],
+        )
+      ).map((r) => toRecord(r, decodeJsonParsed)),
+    );
+  }
+
+  getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null> {
+    return this.guard(async () => {
+      const row = await this.row(
+        `SELECT r.*, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query,
+           s.state AS s_state, s.expires_at AS s_expires_at, s.created_at AS s_created_at
+         FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = $1`,
+        [id],
+      );
+      return row
+        ? { record: toRecord(row, decodeJsonParsed), session: toSession(row, decodeJsonParsed, "s_") }
+        : null;
+    });
+  }
+
+  touchSession(id: string, expiresAt: number): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [id, expiresAt]);
+    });
+  }
+
+  sweepExpired(before: number, limit: number): Promise<number> {
+    return this.guard(async () => {
+      if (limit <= 0) return 0;
+      // Bounded batch; SKIP LOCKED leaves sessions being touched or swept elsewhere to the next round,
+      // and the outer condition re-checks expiry on the locked row. Records go by ON DELETE CASCADE.
+      const result = await this.pool.query(
+        `DELETE FROM sessions WHERE expires_at < $1 AND id IN (
+           SELECT id FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [before, Math.floor(limit)],
+      );
+      return result.rowCount ?? 0;
+    });
+  }
+}

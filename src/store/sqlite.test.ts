@@ -1,0 +1,158 @@
+/**
+ * SqliteStore: the store contract on a temporary file, plus what only the embedded store has
+ * (file creation, reopen, read-only and locked files mapping to 503).
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import { ApiError } from "../errors.ts";
+import { openStore } from "./open-store.ts";
+import { loadMigrations } from "./sql-common.ts";
+import { SqliteStore } from "./sqlite.ts";
+import { runStoreContract } from "./store-contract.ts";
+
+const unavailable = (error: unknown): boolean =>
+  error instanceof ApiError && error.code === "service_unavailable";
+
+function account(id: string) {
+  return {
+    id,
+    name: "Reopen",
+    planId: "free",
+    status: "free" as const,
+    cadence: null,
+    creditsCap: 50,
+    periodEnd: null,
+    sharpenStage: null,
+    createdAt: 1_700_000_000_000,
+  };
+}
+
+describe("SqliteStore", () => {
+  const dir = mkdtempSync(join(tmpdir(), "quarry-sqlite-"));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  runStoreContract("sqlite store contract", async () => {
+    const store = SqliteStore.open(join(dir, "contract.db"));
+    await store.migrate();
+    return store;
+  });
+
+  test("migrate twice is a no-op", async () => {
+    const file = join(dir, "twice.db");
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    await store.createAccount(account("acct_twice"));
+    await store.migrate();
+    await store.close();
+    const again = SqliteStore.open(file);
+    await again.migrate();
+    assert.equal(await again.countAccounts(), 1);
+    await again.close();
+    const raw = new Database(file, { readonly: true });
+    const versions = raw.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+    raw.close();
+    assert.deepEqual(
+      versions,
+      loadMigrations("sqlite").map((m) => ({ version: m.version })),
+    );
+  });
+
+  test("data survives close and reopen; the file is in WAL mode", async () => {
+    const file = join(dir, "nested", "deeper", "reopen.db");
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    await store.createAccount(account("acct_reopen"));
+    const r = { id: "res_reopen", accountId: "acct_reopen", amount: 5, createdAt: 1 };
+    assert.equal((await store.reserve(r)).ok, true);
+    await store.commit({
+      reservation: r,
+      ledger: {
+        id: "led_reopen",
+        accountId: "acct_reopen",
+        keyId: null,
+        capability: "web-search",
+        operation: "execute",
+        credits: 4,
+        costUsd: 0.0035,
+        requestId: "req_reopen",
+        createdAt: 2,
+      },
+    });
+    await store.close();
+    assert.ok(existsSync(file), "open() created the parent directories");
+
+    const reopened = SqliteStore.open(file);
+    await reopened.migrate();
+    const got = await reopened.getAccount("acct_reopen");
+    assert.equal(got?.creditsUsed, 4);
+    assert.equal(got?.creditsReserved, 0);
+    assert.equal(await reopened.ledgerTotal("acct_reopen"), 4);
+    await reopened.close();
+    const raw = new Database(file, { readonly: true });
+    assert.equal(raw.pragma("journal_mode", { simple: true }), "wal");
+    raw.close();
+  });
+
+  test("an in-memory database works", async () => {
+    const store = SqliteStore.open(":memory:");
+    await store.migrate();
+    await store.createAccount(account("acct_mem"));
+    assert.equal(await store.countAccounts(), 1);
+    await store.close();
+  });
+
+  test("a read-only database rejects writes with service_unavailable", async () => {
+    const file = join(dir, "readonly.db");
+    const writer = SqliteStore.open(file);
+    await writer.migrate();
+    await writer.createAccount(account("acct_ro"));
+    await writer.close();
+
+    const store = SqliteStore.open(file, { readonly: true });
+    await store.migrate(); // up to date: needs no write
+    assert.equal((await store.getAccount("acct_ro"))?.creditsCap, 50);
+    await assert.rejects(store.createAccount(account("acct_ro2")), unavailable);
+    await assert.rejects(
+      store.reserve({ id: "res_ro", accountId: "acct_ro", amount: 1, createdAt: 1 }),
+      unavailable,
+    );
+    await assert.rejects(store.updateAccount("acct_ro", { name: "x" }), unavailable);
+    await store.close();
+  });
+
+  test("a write lock held by another connection rejects with service_unavailable", async () => {
+    const file = join(dir, "locked.db");
+    const store = SqliteStore.open(file, { busyTimeoutMs: 50 });
+    await store.migrate();
+    const other = new Database(file);
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      await assert.rejects(store.createAccount(account("acct_locked")), unavailable);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    await store.createAccount(account("acct_locked"));
+    assert.equal(await store.countAccounts(), 1);
+    await store.close();
+  });
+
+  test("a path SQLite cannot open (a directory) throws service_unavailable", () => {
+    const notAFile = join(dir, "a-directory");
+    mkdirSync(notAFile);
+    assert.throws(() => SqliteStore.open(notAFile), unavailable);
+  });
+
+  test("openStore without a database URL opens <dataDir>/quarry.db, migrated", async () => {
+    const dataDir = join(dir, "data");
+    const store = await openStore({ dataDir });
+    assert.equal(store.kind, "sqlite");
+    assert.ok(existsSync(join(dataDir, "quarry.db")));
+    assert.equal(await store.countAccounts(), 0);
+    await store.close();
+  });
+});

@@ -1,0 +1,563 @@
+/**
+ * The store contract: one suite of node:test tests that every Store implementation must pass
+ * (sqlite.test.ts and postgres.test.ts run it). Tests share one store, so each makes its own
+ * accounts and ids; only the reservation and session sweeps use fixed old timestamps, which no
+ * other test uses.
+ */
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { ApiError } from "../errors.ts";
+import { randomBase62 } from "../ids.ts";
+import type {
+  AccountRow,
+  CachedAction,
+  KeyRow,
+  LedgerEntry,
+  NewAccount,
+  RecordRow,
+  Reservation,
+  SessionRow,
+  Store,
+} from "./types.ts";
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function uid(prefix: string): string {
+  return `${prefix}_${randomBase62(16)}`;
+}
+
+function newAccount(overrides: Partial<NewAccount> = {}): NewAccount {
+  return {
+    id: uid("acct"),
+    name: "Test account",
+    planId: "free",
+    status: "free",
+    cadence: null,
+    creditsCap: 100,
+    periodEnd: null,
+    sharpenStage: null,
+    createdAt: Date.now(),
+    ...overrides,
+  };
+}
+
+function hold(accountId: string, amount: number, createdAt = Date.now()): Reservation {
+  return { id: uid("res"), accountId, amount, createdAt };
+}
+
+function entry(accountId: string, credits: number, overrides: Partial<LedgerEntry> = {}): LedgerEntry {
+  return {
+    id: uid("led"),
+    accountId,
+    keyId: null,
+    capability: "web-search",
+    operation: "execute",
+    credits,
+    costUsd: credits * 0.001,
+    requestId: uid("req"),
+    createdAt: Date.now(),
+    ...overrides,
+  };
+}
+
+function newSession(accountId: string, overrides: Partial<SessionRow> = {}): SessionRow {
+  return {
+    id: uid("srch"),
+    accountId,
+    capability: "web-search",
+    query: { query: "quarry stores", num: 10, filters: ["a", "b"], nested: { on: true, none: null } },
+    state: { cursor: null, offset: 0 },
+    expiresAt: Date.now() + DAY,
+    createdAt: Date.now(),
+    ...overrides,
+  };
+}
+
+function newRecord(session: SessionRow, position: number, full = true): RecordRow {
+  return {
+    id: uid("rec"),
+    searchId: session.id,
+    accountId: session.accountId,
+    position,
+    summary: { title: `Result ${position}`, url: `https://example.com/${position}`, snippet: "Ünïcödé ✓" },
+    ref: full ? { providerId: `p${position}`, score: 0.5 } : null,
+    detail: full ? { text: "stored detail", tags: ["x"], missing: null } : null,
+    links: full ? [{ label: "Source", url: `https://example.com/${position}/src` }] : null,
+    actions: {},
+  };
+}
+
+function keyRow(accountId: string, overrides: Partial<KeyRow> = {}): KeyRow {
+  return {
+    id: uid("key"),
+    accountId,
+    hash: createHash("sha256").update(randomBase62(32)).digest("hex"),
+    hint: "qry_live_ab12",
+    name: "default",
+    createdAt: Date.now(),
+    revokedAt: null,
+    ...overrides,
+  };
+}
+
+function isApiError(code: string): (error: unknown) => boolean {
+  return (error) => error instanceof ApiError && error.code === code;
+}
+
+export function runStoreContract(name: string, makeStore: () => Promise<Store>): void {
+  describe(name, () => {
+    let store: Store;
+
+    before(async () => {
+      store = await makeStore();
+    });
+
+    after(async () => {
+      await store?.close();
+    });
+
+    async function account(overrides: Partial<NewAccount> = {}): Promise<AccountRow> {
+      return store.createAccount(newAccount(overrides));
+    }
+
+    /** Charge without a reservation (a quick way to set `used`). */
+    async function charge(accountId: string, credits: number): Promise<AccountRow> {
+      return store.commit({ reservation: null, ledger: entry(accountId, credits) });
+    }
+
+    async function storeSession(
+      accountId: string,
+      records: (s: SessionRow) => RecordRow[],
+      s = newSession(accountId),
+    ) {
+      const rows = records(s);
+      await store.commit({
+        reservation: null,
+        ledger: entry(accountId, 0),
+        newSession: { session: s, records: rows },
+      });
+      return { session: s, records: rows };
+    }
+
+    test("kind and ping", async () => {
+      assert.ok(store.kind === "sqlite" || store.kind === "postgres");
+      await store.ping();
+    });
+
+    test("createAccount, getAccount, listAccounts, countAccounts", async () => {
+      const countBefore = await store.countAccounts();
+      const input = newAccount({
+        status: "active",
+        cadence: "monthly",
+        periodEnd: 1_900_000_000_000,
+        sharpenStage: "stage1",
+        creditsCap: 25_000,
+      });
+      const created = await store.createAccount(input);
+      assert.deepEqual(created, { ...input, creditsUsed: 0, creditsReserved: 0 });
+      assert.deepEqual(await store.getAccount(input.id), created);
+      assert.equal(await store.getAccount(uid("acct")), null);
+      assert.equal(await store.countAccounts(), countBefore + 1);
+      const listed = await store.listAccounts();
+      assert.equal(listed.length, countBefore + 1);
+      assert.deepEqual(
+        listed.find((a) => a.id === input.id),
+        created,
+      );
+      await assert.rejects(store.createAccount(input), "a duplicate id is refused");
+    });
+
+    test("updateAccount patches only the given fields", async () => {
+      const a = await account({ cadence: "monthly", periodEnd: 5000, sharpenStage: "stage2" });
+      const upgraded = await store.updateAccount(a.id, { planId: "pro", status: "active", creditsCap: 5000 });
+      assert.deepEqual(upgraded, { ...a, planId: "pro", status: "active", creditsCap: 5000 });
+      const cleared = await store.updateAccount(a.id, {
+        name: "Renamed",
+        cadence: null,
+        periodEnd: null,
+        sharpenStage: null,
+      });
+      assert.deepEqual(cleared, {
+        ...upgraded,
+        name: "Renamed",
+        cadence: null,
+        periodEnd: null,
+        sharpenStage: null,
+      });
+      assert.deepEqual(await store.updateAccount(a.id, {}), cleared);
+      assert.deepEqual(await store.updateAccount(a.id, { name: undefined, cadence: "annual" }), {
+        ...cleared,
+        cadence: "annual",
+      });
+      assert.deepEqual(await store.getAccount(a.id), { ...cleared, cadence: "annual" });
+      assert.equal(await store.updateAccount(uid("acct"), { name: "nobody" }), null);
+    });
+
+    test("a cap lowered below used is allowed; reserve then refuses", async () => {
+      const a = await account({ creditsCap: 10 });
+      await charge(a.id, 8);
+      const lowered = await store.updateAccount(a.id, { creditsCap: 5 });
+      assert.equal(lowered?.creditsCap, 5);
+      assert.equal(lowered?.creditsUsed, 8);
+      const attempt = await store.reserve(hold(a.id, 1));
+      assert.equal(attempt.ok, false);
+      assert.equal(attempt.account?.creditsReserved, 0);
+    });
+
+    test("keys: create, find by hash with account, list, revoke", async () => {
+      const a = await account();
+      const other = await account();
+      const k1 = keyRow(a.id, { createdAt: 1000, name: "first" });
+      const k2 = keyRow(a.id, { createdAt: 2000, name: "second" });
+      await store.createKey(k2);
+      await store.createKey(k1);
+      assert.deepEqual(await store.findKeyByHash(k1.hash), { key: k1, account: a });
+      assert.equal(await store.findKeyByHash("0".repeat(64)), null);
+      assert.deepEqual(await store.listKeys(a.id), [k1, k2]);
+      assert.deepEqual(await store.listKeys(other.id), []);
+      await assert.rejects(store.createKey(keyRow(other.id, { hash: k1.hash })), "key hashes are unique");
+
+      assert.equal(await store.revokeKey(k1.id, 5000), true);
+      assert.equal(await store.revokeKey(uid("key"), 5000), false);
+      const found = await store.findKeyByHash(k1.hash);
+      assert.deepEqual(
+        found,
+        { key: { ...k1, revokedAt: 5000 }, account: a },
+        "a revoked key is still found",
+      );
+      assert.equal(await store.revokeKey(k1.id, 9000), true);
+      assert.equal(
+        (await store.findKeyByHash(k1.hash))?.key.revokedAt,
+        5000,
+        "the first revocation time is kept",
+      );
+      assert.equal((await store.findKeyByHash(k2.hash))?.key.revokedAt, null);
+    });
+
+    test("reserve holds credits when they fit and refuses when they do not", async () => {
+      const a = await account({ creditsCap: 10 });
+      const first = await store.reserve(hold(a.id, 4));
+      assert.equal(first.ok, true);
+      assert.equal(first.account?.creditsReserved, 4);
+      const second = await store.reserve(hold(a.id, 6));
+      assert.equal(second.ok, true);
+      assert.equal(second.account?.creditsReserved, 10);
+      const refused = hold(a.id, 1);
+      const third = await store.reserve(refused);
+      assert.equal(third.ok, false);
+      assert.deepEqual(third.account, { ...a, creditsReserved: 10 });
+      // A refused reservation left no row behind: releasing it gives nothing back.
+      assert.equal((await store.release(refused))?.creditsReserved, 10);
+      assert.deepEqual(await store.reserve(hold(uid("acct"), 1)), { ok: false, account: null });
+    });
+
+    test("reserve counts used credits against the cap", async () => {
+      const a = await account({ creditsCap: 10 });
+      await charge(a.id, 8);
+      assert.equal((await store.reserve(hold(a.id, 3))).ok, false);
+      const fits = await store.reserve(hold(a.id, 2));
+      assert.equal(fits.ok, true);
+      assert.equal(fits.account?.creditsUsed, 8);
+      assert.equal(fits.account?.creditsReserved, 2);
+    });
+
+    test("release gives credits back once (idempotent)", async () => {
+      const a = await account({ creditsCap: 10 });
+      const r = hold(a.id, 7);
+      assert.equal((await store.reserve(r)).ok, true);
+      assert.equal((await store.release(r))?.creditsReserved, 0);
+      assert.equal((await store.release(r))?.creditsReserved, 0, "a second release changes nothing");
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 0);
+      assert.equal((await store.reserve(hold(a.id, 10))).ok, true, "the released credits are free again");
+      assert.equal(
+        (await store.release(hold(a.id, 3)))?.creditsReserved,
+        10,
+        "an unknown reservation is a no-op",
+      );
+      assert.equal(await store.release(hold(uid("acct"), 1)), null);
+    });
+
+    test("commit with a new session and records settles the reservation", async () => {
+      const a = await account({ creditsCap: 100 });
+      const r = hold(a.id, 10);
+      assert.equal((await store.reserve(r)).ok, true);
+      const s = newSession(a.id);
+      const records = [newRecord(s, 0), newRecord(s, 1, false)];
+      const after = await store.commit({
+        reservation: r,
+        ledger: entry(a.id, 7),
+        newSession: { session: s, records },
+      });
+      assert.equal(after.creditsUsed, 7);
+      assert.equal(after.creditsReserved, 0);
+      assert.deepEqual(await store.getAccount(a.id), after);
+      assert.deepEqual(await store.getSession(s.id), s);
+      assert.deepEqual(await store.getRecords(s.id, 0, 10), records);
+      assert.equal(await store.ledgerTotal(a.id), 7);
+      assert.equal((await store.release(r))?.creditsReserved, 0, "the settled reservation is gone");
+      assert.equal(await store.getSession(uid("srch")), null);
+    });
+
+    test("commit with a session update changes query, state, expiry and adds records", async () => {
+      const a = await account();
+      const { session: s, records: first } = await storeSession(a.id, (s) => [
+        newRecord(s, 0),
+        newRecord(s, 1),
+      ]);
+      const later = [newRecord(s, 2), newRecord(s, 3, false)];
+      const expiresAt = s.expiresAt + 5000;
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 2, { operation: "more" }),
+        sessionUpdate: {
+          id: s.id,
+          query: { query: "updated", num: 20 },
+          state: { cursor: "c2" },
+          expiresAt,
+          records: later,
+        },
+      });
+      assert.deepEqual(await store.getSession(s.id), {
+        ...s,
+        query: { query: "updated", num: 20 },
+        state: { cursor: "c2" },
+        expiresAt,
+      });
+      assert.deepEqual(await store.getRecords(s.id, 0, 100), [...first, ...later]);
+
+      // Without `query` the stored query stays.
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 1, { operation: "more" }),
+        sessionUpdate: { id: s.id, state: { cursor: "c3" }, expiresAt: expiresAt + 1, records: [] },
+      });
+      const updated = await store.getSession(s.id);
+      assert.deepEqual(updated?.query, { query: "updated", num: 20 });
+      assert.deepEqual(updated?.state, { cursor: "c3" });
+      assert.equal(updated?.expiresAt, expiresAt + 1);
+      assert.equal((await store.getAccount(a.id))?.creditsUsed, 3);
+    });
+
+    test("a failing commit changes nothing (update of a missing session)", async () => {
+      const a = await account({ creditsCap: 10 });
+      const r = hold(a.id, 5);
+      assert.equal((await store.reserve(r)).ok, true);
+      await assert.rejects(
+        store.commit({
+          reservation: r,
+          ledger: entry(a.id, 3),
+          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [] },
+        }),
+        isApiError("session_expired"),
+      );
+      const unchanged = await store.getAccount(a.id);
+      assert.equal(unchanged?.creditsUsed, 0);
+      assert.equal(unchanged?.creditsReserved, 5, "the reservation is still held");
+      assert.equal(await store.ledgerTotal(a.id), 0);
+      const settled = await store.commit({ reservation: r, ledger: entry(a.id, 3) });
+      assert.equal(settled.creditsUsed, 3);
+      assert.equal(settled.creditsReserved, 0);
+    });
+
+    test("commit with a record action merges into the record's actions", async () => {
+      const a = await account();
+      const { session: s, records } = await storeSession(a.id, (s) => [newRecord(s, 0), newRecord(s, 1)]);
+      const target = records[0]!;
+      const details: CachedAction = {
+        detail: { text: "full text", list: [1, "two", null, { deep: true }], empty: null },
+        links: [{ label: "PDF", url: "https://example.com/a.pdf" }],
+      };
+      const quotes: CachedAction = { detail: ["q1", "q2"], links: [] };
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 1, { operation: "details" }),
+        recordAction: { recordId: target.id, action: "details", result: details },
+      });
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 1, { operation: "quotes" }),
+        recordAction: { recordId: target.id, action: "quotes", result: quotes },
+      });
+      const got = await store.getRecord(target.id);
+      assert.deepEqual(got, { record: { ...target, actions: { details, quotes } }, session: s });
+
+      const newer: CachedAction = { detail: "replaced", links: [] };
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 0, { operation: "details" }),
+        recordAction: { recordId: target.id, action: "details", result: newer },
+      });
+      assert.deepEqual((await store.getRecord(target.id))?.record.actions, { details: newer, quotes });
+      assert.deepEqual(
+        (await store.getRecord(records[1]!.id))?.record.actions,
+        {},
+        "other records untouched",
+      );
+      assert.equal((await store.getAccount(a.id))?.creditsUsed, 2);
+      await assert.rejects(
+        store.commit({
+          reservation: null,
+          ledger: entry(a.id, 1),
+          recordAction: { recordId: uid("rec"), action: "details", result: details },
+        }),
+      );
+      assert.equal((await store.getAccount(a.id))?.creditsUsed, 2, "the failed action charged nothing");
+    });
+
+    test("commit settling an already released reservation does not subtract twice", async () => {
+      const a = await account({ creditsCap: 10 });
+      const r = hold(a.id, 5);
+      assert.equal((await store.reserve(r)).ok, true);
+      assert.equal((await store.release(r))?.creditsReserved, 0);
+      assert.equal((await store.reserve(hold(a.id, 3))).ok, true);
+      const after = await store.commit({ reservation: r, ledger: entry(a.id, 4) });
+      assert.equal(after.creditsReserved, 3, "the other reservation is untouched");
+      assert.equal(after.creditsUsed, 4, "the call is still charged");
+      assert.equal(await store.ledgerTotal(a.id), 4);
+    });
+
+    test("rollPeriod is a compare-and-set on periodEnd", async () => {
+      const a = await account({ creditsCap: 100, status: "active", cadence: "monthly", periodEnd: 1000 });
+      await charge(a.id, 6);
+      assert.equal((await store.reserve(hold(a.id, 2))).ok, true);
+      await store.rollPeriod(a.id, 1000, 2000);
+      const rolled = await store.getAccount(a.id);
+      assert.equal(rolled?.creditsUsed, 0);
+      assert.equal(rolled?.periodEnd, 2000);
+      assert.equal(rolled?.creditsReserved, 2, "in-flight reservations survive the roll");
+      await charge(a.id, 3);
+      await store.rollPeriod(a.id, 1000, 3000);
+      const again = await store.getAccount(a.id);
+      assert.equal(again?.creditsUsed, 3, "a stale roll is a no-op");
+      assert.equal(again?.periodEnd, 2000);
+      await store.rollPeriod(uid("acct"), 1000, 2000);
+    });
+
+    test("releaseReservationsBefore releases old reservations only, once", async () => {
+      const a = await account({ creditsCap: 100 });
+      const old1 = hold(a.id, 4, 1000);
+      const old2 = hold(a.id, 5, 1500);
+      const fresh = hold(a.id, 6);
+      for (const r of [old1, old2, fresh]) assert.equal((await store.reserve(r)).ok, true);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 15);
+      assert.equal(await store.releaseReservationsBefore(2000), 2);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 6);
+      assert.equal(await store.releaseReservationsBefore(2000), 0);
+      const settled = await store.commit({ reservation: old1, ledger: entry(a.id, 2) });
+      assert.equal(
+        settled.creditsReserved,
+        6,
+        "a late commit of a swept reservation does not subtract again",
+      );
+      assert.equal(settled.creditsUsed, 2);
+    });
+
+    test("sweepExpired deletes at most `limit` expired sessions with their records", async () => {
+      const a = await account();
+      const expired = [];
+      for (const expiresAt of [100, 200, 300]) {
+        expired.push(await storeSession(a.id, (s) => [newRecord(s, 0)], newSession(a.id, { expiresAt })));
+      }
+      const live = await storeSession(a.id, (s) => [newRecord(s, 0), newRecord(s, 1)]);
+      assert.equal(await store.sweepExpired(1000, 0), 0);
+      assert.equal(await store.sweepExpired(1000, 2), 2);
+      assert.equal(await store.sweepExpired(1000, 2), 1);
+      assert.equal(await store.sweepExpired(1000, 2), 0);
+      for (const { session, records } of expired) {
+        assert.equal(await store.getSession(session.id), null);
+        assert.deepEqual(await store.getRecords(session.id, 0, 10), []);
+        assert.equal(await store.getRecord(records[0]!.id), null);
+      }
+      assert.deepEqual(await store.getSession(live.session.id), live.session);
+      assert.deepEqual(await store.getRecords(live.session.id, 0, 10), live.records);
+    });
+
+    test("getRecords returns the range from <= position < to, in order", async () => {
+      const a = await account();
+      const { session: s, records } = await storeSession(a.id, (s) =>
+        [3, 0, 4, 2, 1].map((p) => newRecord(s, p)),
+      );
+      const byPosition = [...records].sort((x, y) => x.position - y.position);
+      assert.deepEqual(await store.getRecords(s.id, 0, 100), byPosition);
+      assert.deepEqual(
+        (await store.getRecords(s.id, 1, 4)).map((r) => r.position),
+        [1, 2, 3],
+      );
+      assert.deepEqual(await store.getRecords(s.id, 4, 5), [byPosition[4]]);
+      assert.deepEqual(await store.getRecords(s.id, 5, 10), []);
+      assert.deepEqual(await store.getRecords(s.id, 2, 2), []);
+      assert.deepEqual(await store.getRecords(uid("srch"), 0, 10), []);
+    });
+
+    test("getRecord returns the record with its session", async () => {
+      const a = await account();
+      const { session: s, records } = await storeSession(a.id, (s) => [
+        newRecord(s, 0),
+        newRecord(s, 1, false),
+      ]);
+      assert.deepEqual(await store.getRecord(records[1]!.id), { record: records[1], session: s });
+      assert.deepEqual(await store.getRecord(records[0]!.id), { record: records[0], session: s });
+      assert.equal(await store.getRecord(uid("rec")), null);
+    });
+
+    test("touchSession moves the expiry", async () => {
+      const a = await account();
+      const { session: s } = await storeSession(a.id, () => []);
+      await store.touchSession(s.id, s.expiresAt + 60_000);
+      assert.deepEqual(await store.getSession(s.id), { ...s, expiresAt: s.expiresAt + 60_000 });
+      await store.touchSession(uid("srch"), 1);
+    });
+
+    test("ledgerTotal and usage", async () => {
+      const a = await account();
+      const other = await account();
+      const rows: [string, string, number, number][] = [
+        ["web-search", "execute", 3, 1000],
+        ["web-search", "execute", 2, 2000],
+        ["web-search", "more", 1, 3000],
+        ["news-search", "execute", 5, 4000],
+      ];
+      for (const [capability, operation, credits, createdAt] of rows) {
+        await store.commit({
+          reservation: null,
+          ledger: entry(a.id, credits, { capability, operation, createdAt }),
+        });
+      }
+      await charge(other.id, 50);
+      assert.equal(await store.ledgerTotal(a.id), 11);
+      assert.equal(await store.ledgerTotal(uid("acct")), 0);
+      const sorted = (u: { capability: string; operation: string; calls: number; credits: number }[]) =>
+        [...u].sort((x, y) => (x.capability + x.operation).localeCompare(y.capability + y.operation));
+      assert.deepEqual(sorted(await store.usage(a.id, 0)), [
+        { capability: "news-search", operation: "execute", calls: 1, credits: 5 },
+        { capability: "web-search", operation: "execute", calls: 2, credits: 5 },
+        { capability: "web-search", operation: "more", calls: 1, credits: 1 },
+      ]);
+      assert.deepEqual(sorted(await store.usage(a.id, 2000)), [
+        { capability: "news-search", operation: "execute", calls: 1, credits: 5 },
+        { capability: "web-search", operation: "execute", calls: 1, credits: 2 },
+        { capability: "web-search", operation: "more", calls: 1, credits: 1 },
+      ]);
+      assert.deepEqual(await store.usage(a.id, 5000), []);
+    });
+
+    test("concurrent reserves never pass the cap; commits settle exactly", async () => {
+      const a = await account({ creditsCap: 10 });
+      const attempts = Array.from({ length: 50 }, () => hold(a.id, 1));
+      const results = await Promise.all(attempts.map((r) => store.reserve(r)));
+      const held = attempts.filter((_, i) => results[i]!.ok);
+      assert.equal(held.length, 10);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 10);
+      // Releasing the refused ones must not give anything back.
+      await Promise.all(attempts.filter((_, i) => !results[i]!.ok).map((r) => store.release(r)));
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 10);
+      await Promise.all(held.map((r) => store.commit({ reservation: r, ledger: entry(a.id, 1) })));
+      const after = await store.getAccount(a.id);
+      assert.equal(after?.creditsUsed, 10);
+      assert.equal(after?.creditsReserved, 0);
+      assert.equal(await store.ledgerTotal(a.id), 10);
+      assert.equal((await store.reserve(hold(a.id, 1))).ok, false);
+    });
+  });
+}
