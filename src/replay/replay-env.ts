@@ -1,0 +1,32 @@
+/**
+ * Environment for pointing Quarry at the replay server: every provider base URL variable (all
+ * hosts) set to `<replay>/<prefix>`, and every key variable set to a placeholder, so the offline
+ * demo and tests run the real client code against recorded responses.
+ */
+import { PROVIDERS, type ProviderDef } from "../upstream/providers.ts";
+
+/** Placeholder secret; recordings ignore `api_key`, so any value works. */
+export const DEMO_KEY = "demo-key";
+
+/**
+ * URL prefix for a provider host: the provider id for the default host, `<id>-<host>` for others
+ * (the replay server falls back from `<id>-<host>` to the provider's recordings).
+ */
+export function replayPrefix(providerId: string, hostName = "default"): string {
+  return hostName === "default" ? `/${providerId}` : `/${providerId}-${hostName}`;
+}
+
+export function replayEnvironment(replayUrl: string): Record<string, string> {
+  const base = replayUrl.replace(/\/+$/, "");
+  const env: Record<string, string> = {};
+  for (const provider of Object.values(PROVIDERS as Record<string, ProviderDef>)) {
+    for (const [hostName, host] of Object.entries(provider.hosts)) {
+      env[host.baseUrlVar] = `${base}${replayPrefix(provider.id, hostName)}`;
+    }
+    if (provider.keyVar !== undefined) {
+      // A provider's public test key (TheMealDB's `1`) is part of recorded paths, so keep it.
+      env[provider.keyVar] = provider.defaultKey ?? DEMO_KEY;
+    }
+  }
+  return env;
+}

@@ -1,0 +1,415 @@
+/**
+ * Tests for the replay upstream: recorded bodies served byte-for-byte, the matching rules, every
+ * injectable fault as a client observes it, the request log, close() with hung requests, and the
+ * replay environment.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test, type TestContext } from "node:test";
+import { request } from "undici";
+import { PROVIDERS } from "../upstream/providers.ts";
+import { DEFAULT_FIXTURES_DIR, loadFixtureIndex, prefixForFolder } from "./fixture-index.ts";
+import { replayEnvironment } from "./replay-env.ts";
+import { REQUEST_LOG_LIMIT, type ReplayServer, startReplay } from "./replay-server.ts";
+
+function fixture(folder: string, file: string): Buffer {
+  return readFileSync(join(DEFAULT_FIXTURES_DIR, folder, file));
+}
+
+async function start(t: TestContext, options: Parameters<typeof startReplay>[0] = {}): Promise<ReplayServer> {
+  const replay = await startReplay(options);
+  t.after(() => replay.close());
+  return replay;
+}
+
+async function get(
+  replay: ReplayServer,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const res = await request(`${replay.url}${path}`);
+  const body = Buffer.from(await res.body.arrayBuffer());
+  return { status: res.statusCode, headers: res.headers, body };
+}
+
+/** A throwaway fixtures directory, for rules the committed recordings do not exercise. */
+function tempFixtures(
+  t: TestContext,
+  folders: Record<string, { index: unknown[]; files: Record<string, string> }>,
+) {
+  const dir = mkdtempSync(join(tmpdir(), "quarry-replay-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [folder, { index, files }] of Object.entries(folders)) {
+    mkdirSync(join(dir, folder));
+    writeFileSync(join(dir, folder, "index.json"), JSON.stringify(index));
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, folder, name), text);
+  }
+  return dir;
+}
+
+test("serves the recorded Deezer search body byte-identical to the file", async (t) => {
+  const replay = await start(t);
+  const res = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
+  assert.equal(res.headers["x-replay-case"], "deezer/search_simple");
+  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")));
+});
+
+test("query matching is by subset: extra params ignored, most matched params wins", async (t) => {
+  const replay = await start(t);
+  // Extra params the recording did not have do not prevent a match.
+  const extra = await get(replay, "/deezer/search?q=Soliloquy&output=json&strict=on");
+  assert.equal(extra.headers["x-replay-case"], "deezer/search_simple");
+  // `limit=2&q=Billy Jean` is recorded; without `limit` nothing at /search requires only that q.
+  const both = await get(replay, "/deezer/search?q=Billy%20Jean&limit=2");
+  assert.equal(both.headers["x-replay-case"], "deezer/search_limit2");
+  assert.ok(both.body.equals(fixture("deezer", "search_limit2.json")));
+  const partial = await get(replay, "/deezer/search?q=Billy+Jean");
+  assert.equal(partial.status, 404);
+});
+
+test("match_query, match_path_regex, templates, specificity and first-wins ties", async (t) => {
+  const dir = tempFixtures(t, {
+    demo: {
+      index: [
+        {
+          case: "loose",
+          method: "GET",
+          url_path: "/find",
+          query: { q: "a", noise: "1" },
+          match_query: { q: "a" },
+          status: 200,
+        },
+        { case: "tight", method: "GET", url_path: "/find", query: { q: "a", page: "2" }, status: 200 },
+        { case: "first", method: "GET", url_path: "/tie", query: { x: "1" }, status: 200 },
+        { case: "second", method: "GET", url_path: "/tie", query: { x: "1" }, status: 201 },
+        {
+          case: "by_id",
+          method: "GET",
+          url_path: "/item/{id}",
+          match_path_regex: "/item/[0-9]+",
+          status: 200,
+        },
+        {
+          case: "tpl",
+          method: "GET",
+          url_path: "/doc/{accession}/file.xml",
+          status: 200,
+          content_type: "application/xml",
+          file: "tpl.xml",
+        },
+        { case: "posted", method: "POST", url_path: "/find", status: 202 },
+      ],
+      files: {
+        "loose.json": '{"case":"loose"}',
+        "tight.json": '{"case":"tight"}',
+        "first.json": "{}",
+        "second.json": "{}",
+        "by_id.json": '{"case":"by_id"}',
+        "tpl.xml": "<doc/>",
+        "posted.json": "{}",
+      },
+    },
+  });
+  const replay = await start(t, { fixturesDir: dir });
+  // match_query lists only q; the recorded `noise` is not required.
+  assert.equal((await get(replay, "/demo/find?q=a")).headers["x-replay-case"], "demo/loose");
+  // Both match; `tight` matched two params against one.
+  assert.equal((await get(replay, "/demo/find?q=a&page=2")).headers["x-replay-case"], "demo/tight");
+  assert.equal((await get(replay, "/demo/find?q=b")).status, 404);
+  const tie = await get(replay, "/demo/tie?x=1");
+  assert.equal(tie.status, 200);
+  assert.equal(tie.headers["x-replay-case"], "demo/first");
+  assert.equal((await get(replay, "/demo/item/42")).headers["x-replay-case"], "demo/by_id");
+  assert.equal((await get(replay, "/demo/item/abc")).status, 404);
+  const tpl = await get(replay, "/demo/doc/0001-23/file.xml");
+  assert.equal(tpl.headers["content-type"], "application/xml");
+  assert.equal(tpl.body.toString(), "<doc/>");
+  // Method is part of the match.
+  const post = await request(`${replay.url}/demo/find`, { method: "POST", body: "{}" });
+  await post.body.dump();
+  assert.equal(post.statusCode, 202);
+});
+
+test("trailing slash and percent-encoding differences still match", async (t) => {
+  const replay = await start(t);
+  const q = "query=artist%3AYOASOBI&offset=0&limit=100&fmt=json";
+  const noSlash = await get(replay, `/musicbrainz/ws/2/artist?${q}`);
+  const slash = await get(replay, `/musicbrainz/ws/2/artist/?${q}`);
+  assert.equal(noSlash.headers["x-replay-case"], "musicbrainz/artist_search");
+  assert.equal(slash.headers["x-replay-case"], "musicbrainz/artist_search");
+  // Recorded path `/api/json/...` has no trailing slash; a request with one still matches.
+  assert.equal((await get(replay, "/themealdb/api/json/v1/1/lookup.php/?i=52772")).status, 200);
+  assert.equal((await get(replay, "/bibleapi/john%203:16?translation=web")).status, 200);
+});
+
+test("api_key is ignored whether absent, placeholder or real", async (t) => {
+  const replay = await start(t);
+  const base = "/serpapi/search.json?engine=google_finance&q=GOOGL:NASDAQ&hl=en";
+  for (const suffix of ["", "&api_key=real-secret", "&api_key=%3CSERPAPI_KEY%3E"]) {
+    const res = await get(replay, base + suffix);
+    assert.equal(res.status, 200, suffix);
+    assert.ok(res.body.equals(fixture("serpapi-google_finance", "quote.json")), suffix);
+  }
+});
+
+test("404 with a JSON explanation for unknown paths, prefixes and non-matching queries", async (t) => {
+  const replay = await start(t);
+  const unknownPath = await get(replay, "/deezer/nothing/here?q=x");
+  assert.equal(unknownPath.status, 404);
+  assert.equal(unknownPath.headers["content-type"], "application/json");
+  assert.deepEqual(JSON.parse(unknownPath.body.toString()), {
+    error: "no recorded response",
+    method: "GET",
+    path: "/deezer/nothing/here",
+  });
+  assert.equal((await get(replay, "/deezer/search?q=Something%20Else")).status, 404);
+  assert.equal((await get(replay, "/nosuchprovider/search?q=Soliloquy")).status, 404);
+  // Right path and query but another provider's prefix.
+  assert.equal((await get(replay, "/themealdb/search?q=Soliloquy")).status, 404);
+});
+
+test("serpapi: one prefix for all engine folders, told apart by the engine param", async (t) => {
+  const replay = await start(t);
+  const finance = await get(replay, "/serpapi/search.json?engine=google_finance&q=GOOGL:NASDAQ&hl=en");
+  assert.equal(finance.headers["x-replay-case"], "serpapi-google_finance/quote");
+  assert.ok(finance.body.equals(fixture("serpapi-google_finance", "quote.json")));
+  const news = await get(replay, "/serpapi/search.json?engine=google_news&q=anime");
+  assert.equal(news.headers["x-replay-case"], "serpapi-google_news/news_anime");
+  // Same q and hl under an engine with no such recording.
+  assert.equal(
+    (await get(replay, "/serpapi/search.json?engine=google_news&q=GOOGL:NASDAQ&hl=en")).status,
+    404,
+  );
+  // The recording requires hl=en (it is in its query and there is no match_query).
+  assert.equal((await get(replay, "/serpapi/search.json?engine=google_finance&q=GOOGL:NASDAQ")).status, 404);
+});
+
+test("multi-host prefix `<id>-<host>` falls back to the provider's recordings", async (t) => {
+  const replay = await start(t);
+  const res = await get(replay, "/sec-data/submissions/CIK0000320193.json");
+  assert.equal(res.headers["x-replay-case"], "sec/submissions_CIK0000320193");
+  const xml = await get(replay, "/sec-www/Archives/edgar/data/1065280/000106528010000031/nflx-20100930.xml");
+  assert.equal(xml.headers["content-type"], "application/xml");
+  assert.ok(xml.body.equals(fixture("sec", "xbrl_instance_nflx_10q_2010q3.xml")));
+});
+
+test("every committed recording is served for its own recorded request", async (t) => {
+  const replay = await start(t);
+  assert.ok(replay.index.entries.length >= 50, "fixtures loaded");
+  for (const entry of replay.index.entries) {
+    const qs = new URLSearchParams(entry.query).toString();
+    // `{accession}`-style template segments need a concrete value to be a valid request path.
+    const path = entry.urlPath.replace(/\{[^/{}]+\}/g, "x");
+    const res = await request(`${replay.url}/${entry.prefix}${path}${qs === "" ? "" : `?${qs}`}`, {
+      method: entry.method as "GET",
+    });
+    const body = Buffer.from(await res.body.arrayBuffer());
+    assert.equal(res.headers["x-replay-case"], entry.id, `${entry.id} served by another recording`);
+    assert.equal(res.statusCode, entry.status, entry.id);
+    assert.ok(body.equals(entry.body), entry.id);
+  }
+});
+
+test("fault reset: the client gets a connection error", async (t) => {
+  const replay = await start(t);
+  replay.setFault("deezer", { kind: "reset" });
+  await assert.rejects(request(`${replay.url}/deezer/search?q=Soliloquy`));
+  // Other prefixes are unaffected.
+  assert.equal((await get(replay, "/themealdb/api/json/v1/1/categories.php")).status, 200);
+});
+
+test("fault truncate: full content-length, half the body, then the socket closes", async (t) => {
+  const replay = await start(t);
+  const full = fixture("deezer", "search_simple.json").length;
+  replay.setFault("/deezer", { kind: "truncate" });
+  const res = await request(`${replay.url}/deezer/search?q=Soliloquy`);
+  assert.equal(res.headers["content-length"], String(full));
+  let received: number | undefined;
+  try {
+    received = (await res.body.arrayBuffer()).byteLength;
+  } catch {
+    received = undefined; // undici reports the premature close as an error: the expected outcome.
+  }
+  if (received !== undefined) assert.ok(received < full, `received ${received} of ${full}`);
+});
+
+test("fault hang: no answer until the client aborts", async (t) => {
+  const replay = await start(t);
+  replay.setFault("*", { kind: "hang" });
+  const started = Date.now();
+  await assert.rejects(
+    request(`${replay.url}/deezer/search?q=Soliloquy`, { signal: AbortSignal.timeout(150) }),
+    (err: Error) => err.name === "TimeoutError" || err.name === "AbortError",
+  );
+  assert.ok(Date.now() - started >= 140);
+  assert.equal(replay.requests.at(-1)?.fault, "hang");
+});
+
+test("fault latency and the latencyMs option delay a normal answer", async (t) => {
+  const replay = await start(t);
+  replay.setFault("deezer", { kind: "latency", ms: 120 });
+  let started = Date.now();
+  const res = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.ok(Date.now() - started >= 115, "fault latency");
+  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")));
+  assert.equal(replay.requests.at(-1)?.matched, "deezer/search_simple");
+
+  const slow = await start(t, { latencyMs: 80 });
+  started = Date.now();
+  assert.equal((await get(slow, "/deezer/search?q=Soliloquy")).status, 200);
+  assert.ok(Date.now() - started >= 75, "base latency");
+});
+
+test("fault status: injected 5xx with default or given body", async (t) => {
+  const replay = await start(t);
+  replay.setFault("deezer", { kind: "status", status: 503 });
+  const res = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(res.status, 503);
+  assert.equal(JSON.parse(res.body.toString()).status, 503);
+  replay.setFault("deezer", { kind: "status", status: 502, body: "Bad Gateway" });
+  const text = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(text.status, 502);
+  assert.equal(text.body.toString(), "Bad Gateway");
+  assert.match(String(text.headers["content-type"]), /^text\/plain/);
+});
+
+test("fault rate_limit: 429 with Retry-After", async (t) => {
+  const replay = await start(t);
+  replay.setFault("serpapi", { kind: "rate_limit", retryAfterSeconds: 7 });
+  const res = await get(replay, "/serpapi/search.json?engine=google_news&q=anime");
+  assert.equal(res.status, 429);
+  assert.equal(res.headers["retry-after"], "7");
+});
+
+test("fault invalid_json: 200 application/json that does not parse", async (t) => {
+  const replay = await start(t);
+  replay.setFault("deezer", { kind: "invalid_json" });
+  const res = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers["content-type"], "application/json");
+  assert.throws(() => JSON.parse(res.body.toString()), SyntaxError);
+});
+
+test("fault oversized: a valid JSON body of exactly the requested size, streamed", async (t) => {
+  const replay = await start(t);
+  const bytes = 3 * 1024 * 1024 + 17;
+  replay.setFault("deezer", { kind: "oversized", bytes });
+  const res = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(res.headers["content-length"], String(bytes));
+  assert.equal(res.body.length, bytes);
+  assert.equal(typeof JSON.parse(res.body.toString()).padding, "string");
+
+  replay.setFault("deezer", { kind: "oversized", bytes: 200_000, chunked: true });
+  const chunked = await get(replay, "/deezer/search?q=Soliloquy");
+  assert.equal(chunked.headers["content-length"], undefined);
+  assert.equal(chunked.body.length, 200_000);
+
+  replay.setFault("deezer", { kind: "oversized", bytes: 5 });
+  assert.equal(JSON.parse((await get(replay, "/deezer/search?q=Soliloquy")).body.toString()), 0);
+});
+
+test("fault times: applies to the next N requests, then clears; null clears; specific beats *", async (t) => {
+  const replay = await start(t);
+  replay.setFault("deezer", { kind: "status", status: 500, times: 2 });
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) statuses.push((await get(replay, "/deezer/search?q=Soliloquy")).status);
+  assert.deepEqual(statuses, [500, 500, 200, 200]);
+
+  replay.setFault("*", { kind: "status", status: 502 });
+  replay.setFault("deezer", { kind: "rate_limit", retryAfterSeconds: 1, times: 1 });
+  assert.equal((await get(replay, "/deezer/search?q=Soliloquy")).status, 429);
+  assert.equal((await get(replay, "/deezer/search?q=Soliloquy")).status, 502);
+  assert.equal((await get(replay, "/themealdb/api/json/v1/1/categories.php")).status, 502);
+  replay.setFault("*", null);
+  assert.equal((await get(replay, "/deezer/search?q=Soliloquy")).status, 200);
+});
+
+test("requests log records method, path, query, headers and body, bounded to the last 1000", async (t) => {
+  const replay = await start(t);
+  await get(replay, "/deezer/search?q=Soliloquy&limit=3&api_key=k1");
+  const first = replay.requests[0];
+  assert.ok(first);
+  assert.equal(first.method, "GET");
+  assert.equal(first.path, "/deezer/search");
+  assert.equal(first.prefix, "deezer");
+  assert.deepEqual(first.query, { q: "Soliloquy", limit: "3", api_key: "k1" });
+  assert.equal(first.matched, "deezer/search_simple");
+
+  const post = await request(`${replay.url}/ors/v2/matrix/driving-car`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "demo-key" },
+    body: JSON.stringify({ locations: [[1, 2]] }),
+  });
+  await post.body.dump();
+  assert.equal(post.statusCode, 200);
+  const last = replay.requests.at(-1);
+  assert.equal(last?.method, "POST");
+  assert.equal(last?.headers.authorization, "demo-key");
+  assert.deepEqual(JSON.parse(last?.body ?? ""), { locations: [[1, 2]] });
+
+  replay.requests.length = 0;
+  const total = REQUEST_LOG_LIMIT + 5;
+  for (let i = 0; i < total; i++) {
+    const res = await request(`${replay.url}/nowhere?i=${i}`);
+    await res.body.dump();
+  }
+  assert.equal(replay.requests.length, REQUEST_LOG_LIMIT);
+  assert.equal(replay.requests[0]?.query.i, "5");
+  assert.equal(replay.requests.at(-1)?.query.i, String(total - 1));
+});
+
+test("close() resolves promptly with a hung request pending, and the request fails", async () => {
+  const replay = await startReplay();
+  replay.setFault("*", { kind: "hang" });
+  const pending = request(`${replay.url}/deezer/search?q=Soliloquy`);
+  const outcome = pending.then(
+    () => "answered",
+    () => "failed",
+  );
+  // Wait until the server has the request, so close() has a live hung socket to deal with.
+  for (let i = 0; i < 100 && replay.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(replay.requests.length, 1);
+  const started = Date.now();
+  await replay.close();
+  assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`);
+  assert.equal(await outcome, "failed");
+});
+
+test("replayEnvironment maps every provider host and key variable", async (t) => {
+  const replay = await start(t);
+  const env = replayEnvironment(`${replay.url}/`);
+  for (const provider of Object.values(PROVIDERS)) {
+    for (const [hostName, host] of Object.entries(provider.hosts)) {
+      const suffix = hostName === "default" ? provider.id : `${provider.id}-${hostName}`;
+      assert.equal(env[host.baseUrlVar], `${replay.url}/${suffix}`);
+    }
+  }
+  assert.equal(env.SERPAPI_API_KEY, "demo-key");
+  assert.equal(env.OPENALEX_API_KEY, "demo-key");
+  // TheMealDB's public key is part of the recorded paths (`/api/json/v1/1/...`).
+  assert.equal(env.THEMEALDB_API_KEY, "1");
+  // The mapped base URLs reach recordings, as a client would use them.
+  const meal = await request(
+    `${env.THEMEALDB_BASE_URL}/api/json/v1/${env.THEMEALDB_API_KEY}/lookup.php?i=52772`,
+  );
+  await meal.body.dump();
+  assert.equal(meal.statusCode, 200);
+  const deezer = await request(`${env.DEEZER_BASE_URL}/search?q=Soliloquy`);
+  await deezer.body.dump();
+  assert.equal(deezer.statusCode, 200);
+});
+
+test("folder prefixes follow the provider-id rule", () => {
+  assert.equal(prefixForFolder("serpapi-google_finance"), "serpapi");
+  assert.equal(prefixForFolder("x-api-v2"), "xapi");
+  assert.equal(prefixForFolder("sec"), "sec");
+  assert.equal(prefixForFolder("openalex"), "openalex");
+  const index = loadFixtureIndex();
+  assert.equal(index.folders["serpapi-google_news"], "serpapi");
+  assert.ok(index.prefixes.includes("xapi"));
+  assert.ok(!index.prefixes.includes("x-api-v2"));
+  for (const id of Object.keys(PROVIDERS)) assert.ok(index.prefixes.includes(id), `no recordings for ${id}`);
+});
