@@ -1,0 +1,149 @@
+/**
+ * academic.search: scholarly works from the OpenAlex works index (free, keyless), with year,
+ * open-access and sort options, page paging, and fetched-then-cached `details` per work.
+ */
+import { Type } from "@sinclair/typebox";
+import { ApiError, type Violation } from "../../errors.ts";
+import type {
+  ActionResult,
+  Capability,
+  CapabilityContext,
+  JsonValue,
+  SearchPage,
+  StoredRecordView,
+} from "../types.ts";
+import {
+  type AcademicQuery,
+  type AcademicSort,
+  bareOpenAlexId,
+  cursorPage,
+  type OpenAlexList,
+  type OpenAlexWork,
+  toDetail,
+  toDetailRequest,
+  toPage,
+  toRequest,
+} from "./openalex.ts";
+
+const SORTS: AcademicSort[] = ["relevance", "cited", "recent"];
+
+export const academicSearchSchema = Type.Object(
+  {
+    query: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: "Words to find in titles and abstracts.",
+    }),
+    from_year: Type.Optional(
+      Type.Integer({ minimum: 1000, maximum: 2100, description: "Earliest publication year (inclusive)." }),
+    ),
+    to_year: Type.Optional(
+      Type.Integer({ minimum: 1000, maximum: 2100, description: "Latest publication year (inclusive)." }),
+    ),
+    open_access_only: Type.Optional(
+      Type.Boolean({ default: false, description: "Only works with a free full text." }),
+    ),
+    sort: Type.Optional(
+      Type.Unsafe<AcademicSort>({
+        type: "string",
+        enum: SORTS,
+        default: "relevance",
+        description: "`relevance`, `cited` (most cited first) or `recent` (newest first).",
+      }),
+    ),
+    num: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 25, default: 10, description: "Results per page." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Cross-field rule: a year range must not be inverted. */
+export function checkAcademicRules(query: AcademicQuery): Violation[] {
+  if (query.from_year !== undefined && query.to_year !== undefined && query.from_year > query.to_year) {
+    return [{ path: "/from_year", message: "from_year must not exceed to_year." }];
+  }
+  return [];
+}
+
+async function search(ctx: CapabilityContext, query: AcademicQuery, cursor: JsonValue): Promise<SearchPage> {
+  const page = cursorPage(cursor);
+  const response = await ctx.upstream.send<OpenAlexList>(toRequest(query, page), ctx.signal);
+  return toPage(response.body, page, query.num);
+}
+
+async function runAction(
+  ctx: CapabilityContext,
+  action: string,
+  record: StoredRecordView,
+): Promise<ActionResult> {
+  if (action !== "details") {
+    throw new ApiError("invalid_request", `academic.search has no record action "${action}".`, {
+      violations: [{ path: "/action", message: "Use `details`." }],
+    });
+  }
+  const stored = record.ref?.openalex_id;
+  const openalexId = typeof stored === "string" ? bareOpenAlexId(stored) : null;
+  if (openalexId === null) {
+    throw new ApiError(
+      "invalid_request",
+      "This record has no stored works-index id, so details cannot be fetched.",
+      {
+        violations: [
+          { path: "/record_id", message: "The record carries no OpenAlex work id (openalex_id)." },
+        ],
+      },
+    );
+  }
+  const response = await ctx.upstream.send<OpenAlexWork>(toDetailRequest(openalexId), ctx.signal);
+  const { detail, links } = toDetail(response.body, openalexId);
+  return { detail, links, credits: 0, costUsd: 0 };
+}
+
+export const academicSearch: Capability<AcademicQuery> = {
+  id: "academic.search",
+  title: "Academic works search",
+  summary:
+    "Find scholarly works (articles, books, preprints) with authors, venue, citations and open access.",
+  description:
+    "Searches the OpenAlex works index. Filter by publication year range and open access, sort by " +
+    "relevance, citations or recency. Each record carries the bare OpenAlex work id (`openalex_id`) and, " +
+    "when the source has them, year, venue, authors, citation count, type, open-access state and URL, and " +
+    "DOI; the snippet is the start of the abstract. `details` fetches the full abstract, citation counts " +
+    "per year, the open-access PDF and the landing page (free, cached after the first call).",
+  topic: "research and reading",
+  schema: academicSearchSchema,
+  paging: "page",
+  deadlineMs: 15_000,
+  typicalCredits: 0,
+  costBasis: "Free: OpenAlex is a free public index; searches and details cost 0 credits.",
+  requiredKeys: [],
+  offersUpdate: true,
+  maxCredits: () => 0,
+  pageSize: (query) => query.num,
+  checkRules: checkAcademicRules,
+  search,
+  recordActions: [
+    {
+      name: "details",
+      description: "Abstract, citation counts, open-access PDF and landing page of the work (free, cached).",
+      mode: "fetched",
+      credits: 0,
+    },
+  ],
+  runAction,
+  examples: [
+    { title: "Works about the state of open access", body: { query: "state of open access" } },
+    {
+      title: "Most cited open-access works on the open access citation advantage, 2015-2020",
+      body: {
+        query: "open access citation advantage",
+        from_year: 2015,
+        to_year: 2020,
+        open_access_only: true,
+        sort: "cited",
+        num: 5,
+      },
+    },
+  ],
+};

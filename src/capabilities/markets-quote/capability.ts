@@ -1,0 +1,86 @@
+/**
+ * markets.quote (spec 4.6): one quote of a finance-portal instrument from Google Finance through
+ * SerpApi's `google_finance` engine. Single result, 4 credits a search, detail stored at search time.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import type { Capability } from "../types.ts";
+import { type QuoteWindow, SEARCH_CREDITS, SOURCE, toPage, toRequest, WINDOWS } from "./serpapi-finance.ts";
+
+export const marketsQuoteSchema = Type.Object(
+  {
+    symbol: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      pattern: "^[A-Za-z0-9.^:_-]+$",
+      description:
+        "Finance-portal instrument: TICKER:EXCHANGE (GOOGL:NASDAQ), an index (.DJI:INDEXDJX), " +
+        "a fund or a currency pair (EUR-USD).",
+    }),
+    window: Type.Optional(
+      // A plain `enum` keeps the JSON Schema (inspect, OpenAPI, MCP) and Ajv's messages simple.
+      Type.Unsafe<QuoteWindow>({
+        type: "string",
+        enum: [...WINDOWS],
+        default: "1D",
+        description: "Time range of the price graph and movement.",
+      }),
+    ),
+    language: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 12,
+        description: "Interface language code, e.g. en, de, pt-BR; en when omitted.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type MarketsQuoteQuery = Static<typeof marketsQuoteSchema>;
+
+export const marketsQuote: Capability<MarketsQuoteQuery> = {
+  id: "markets.quote",
+  title: "Market quote",
+  summary: "Latest price, change and key stats of a stock, index, fund or currency pair from Google Finance.",
+  description:
+    `One quote from ${SOURCE}. \`symbol\` is a finance-portal instrument such as GOOGL:NASDAQ, ` +
+    ".DJI:INDEXDJX or EUR-USD; `window` picks the graph range (default 1D). The record carries " +
+    "`symbol` (the portal's ticker) and `source` always, and `exchange`, `price` (number), `currency` " +
+    "(ISO 4217 code, only when the body names one unambiguously), `observed_at` (when the provider " +
+    "captured the quote) and `change` {value, percentage, movement} when present. Zero records when " +
+    "the portal has no such instrument. `details` is the stored quote (free): extended-hours price, " +
+    "market status line, up to 60 graph points with range figures, key stats, about text and up to " +
+    "10 news headlines. `update` fetches the quote again with merged params and is billed like a " +
+    "search; `more` is refused. Quotes may be delayed; not investment advice.",
+  topic: "money and markets",
+  schema: marketsQuoteSchema,
+  paging: "single",
+  deadlineMs: 40_000,
+  typicalCredits: SEARCH_CREDITS,
+  costBasis:
+    "4 credits ($0.004) per SerpApi search, charged whenever SerpApi answers, also when it finds no " +
+    "quote (SerpApi bills empty searches); `update` is billed the same; `details` is free.",
+  requiredKeys: ["SERPAPI_API_KEY"],
+  offersUpdate: true,
+  maxCredits: () => SEARCH_CREDITS,
+  pageSize: () => 1,
+  async search(ctx, query) {
+    const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
+    return toPage(response.status, response.body, query);
+  },
+  recordActions: [
+    {
+      name: "details",
+      description: "The stored quote: graph points, key stats, about text and news headlines. Free.",
+      mode: "stored",
+      credits: 0,
+    },
+  ],
+  examples: [
+    { title: "Alphabet Class A on NASDAQ", body: { symbol: "GOOGL:NASDAQ" } },
+    {
+      title: "Same quote, English labels, one-day window",
+      body: { symbol: "GOOGL:NASDAQ", window: "1D", language: "en" },
+    },
+  ],
+};

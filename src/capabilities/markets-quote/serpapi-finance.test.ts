@@ -1,0 +1,177 @@
+// Pure SerpApi google_finance mappers replayed against the recorded quote
+// (fixtures/providers/serpapi-google_finance/quote.json) and hand-written error bodies.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { ApiError } from "../../errors.ts";
+import type { JsonObject } from "../types.ts";
+import { currencyOf, graphTime, sample, serpTime, toPage, toRequest } from "./serpapi-finance.ts";
+
+type Body = Record<string, unknown>;
+
+function quote(): Body {
+  const url = new URL("../../../fixtures/providers/serpapi-google_finance/quote.json", import.meta.url);
+  return JSON.parse(readFileSync(url, "utf8")) as Body;
+}
+
+const QUERY = { symbol: "GOOGL:NASDAQ", window: "1D" as const };
+
+function isProviderError(e: unknown): boolean {
+  return e instanceof ApiError && e.code === "provider_error";
+}
+
+test("request: GET /search.json engine=google_finance q window hl (hl=en when language is omitted), no key", () => {
+  const req = toRequest({ symbol: "GOOGL:NASDAQ", window: "5D", language: "en" });
+  assert.equal(req.provider, "serpapi");
+  assert.equal(req.method, "GET");
+  assert.equal(req.path, "/search.json");
+  assert.deepEqual(req.query, { engine: "google_finance", q: "GOOGL:NASDAQ", window: "5D", hl: "en" });
+  assert.deepEqual(req.acceptStatus, [400]);
+  assert.deepEqual(toRequest({ symbol: "EUR-USD" }).query, {
+    engine: "google_finance",
+    q: "EUR-USD",
+    window: "1D",
+    hl: "en",
+  });
+});
+
+test("the recorded quote maps to one record with the spec keys", () => {
+  const page = toPage(200, quote(), QUERY);
+  assert.equal(page.next, null);
+  assert.equal(page.credits, 4);
+  assert.equal(page.costUsd, 0.004);
+  assert.equal(page.records.length, 1);
+  const s = page.records[0]?.summary;
+  assert.ok(s);
+  assert.equal(s.title, "Alphabet Inc Class A");
+  assert.equal(s.url, "https://www.google.com/finance/quote/GOOGL:NASDAQ?hl=en");
+  assert.equal(s.symbol, "GOOGL");
+  assert.equal(s.exchange, "NASDAQ");
+  assert.equal(s.price, 89.23);
+  assert.equal(s.currency, "USD");
+  assert.equal(s.observed_at, "2022-12-24T12:13:15Z");
+  assert.deepEqual(s.change, { value: 1.4700012, percentage: 1.6750242, movement: "Up" });
+  assert.equal(s.source, "Google Finance via SerpApi");
+  assert.match(s.snippet ?? "", /^Alphabet Inc Class A \(GOOGL, NASDAQ\): 89\.23 USD, up 1\.47 \(1\.68%\)/);
+  assert.match(s.snippet ?? "", /Closed: Dec 23, 7:59:31 PM GMT-5/);
+  assert.match(s.snippet ?? "", /After Hours: 89\.05, down 0\.18 \(0\.2%\)/);
+});
+
+test("the stored detail is bounded and shaped", () => {
+  const rec = toPage(200, quote(), QUERY).records[0];
+  const d = rec?.detail;
+  assert.ok(d);
+  assert.equal(d.window, "1D");
+  assert.equal(d.price_display, "$89.23");
+  assert.deepEqual(d.market_status, ["Closed: Dec 23, 7:59:31 PM GMT-5"]);
+  assert.deepEqual(d.extended_hours, {
+    price: 89.05,
+    session: "After Hours",
+    change: { value: 0.18, percentage: 0.2, movement: "Down" },
+  });
+  const graph = d.graph as JsonObject;
+  assert.equal(graph.point_count, 3);
+  assert.equal(graph.first_price, 87.09);
+  assert.equal(graph.last_price, 88.19);
+  assert.equal(graph.low, 87.09);
+  assert.equal(graph.high, 88.19);
+  assert.deepEqual((graph.points as JsonObject[])[0], {
+    time: "2022-12-23T09:30:00-05:00",
+    price: 87.09,
+    volume: 4819,
+  });
+  assert.deepEqual(d.key_stats, [
+    { label: "Previous close", value: "$87.76" },
+    { label: "Day range", value: "$87.07 - $89.55" },
+    { label: "Year range", value: "$83.34 - $151.55" },
+  ]);
+  assert.deepEqual(d.tags, ["Most active", "Stock", "US listed security"]);
+  const about = d.about as JsonObject;
+  assert.equal(about.source_url, "https://en.wikipedia.org/wiki/Alphabet_Inc.");
+  assert.ok((about.description as string).length <= 1500);
+  assert.equal((about.facts as JsonObject[])[0]?.label, "CEO");
+  const news = d.news as JsonObject[];
+  assert.equal(news.length, 3, "grouped and plain news entries are flattened");
+  assert.equal(news[1]?.source, "The Economic Times");
+  assert.equal("snippet" in d, false);
+  assert.equal(rec?.links?.[0]?.label, "Google Finance");
+  assert.equal(rec?.links?.length, 5);
+});
+
+test("graph points are sampled to at most 60, keeping first and last", () => {
+  const body = quote();
+  body.graph = Array.from({ length: 391 }, (_, i) => ({
+    price: 100 + i,
+    currency: "USD",
+    date: "Dec 23 2022, 09:30 AM UTC-05:00",
+  }));
+  const graph = toPage(200, body, QUERY).records[0]?.detail?.graph as JsonObject;
+  const points = graph.points as JsonObject[];
+  assert.equal(points.length, 60);
+  assert.equal(points[0]?.price, 100);
+  assert.equal(points[59]?.price, 490);
+  assert.equal(graph.point_count, 391);
+  assert.equal(graph.high, 490);
+  assert.deepEqual(sample([1, 2, 3], 60), [1, 2, 3]);
+});
+
+test("keys the body lacks are omitted, never null", () => {
+  const body = quote();
+  body.summary = { title: "Some Index", stock: ".XYZ" };
+  delete body.graph;
+  delete body.search_metadata;
+  delete body.knowledge_graph;
+  delete body.news_results;
+  const rec = toPage(200, body, { symbol: ".XYZ:IDX" }).records[0];
+  assert.ok(rec);
+  assert.deepEqual(Object.keys(rec.summary).sort(), ["snippet", "source", "symbol", "title"]);
+  assert.equal(rec.detail?.window, "1D");
+  assert.deepEqual(rec.links, []);
+});
+
+test("currency: ISO code from graph or extensions, never a bare sign; exchange names are not currencies", () => {
+  assert.equal(currencyOf({}, { extensions: ["Closed", "ASX", "AUD"], currency: "$" }, "ASX"), "AUD");
+  assert.equal(currencyOf({}, { extensions: ["ASX"], currency: "$" }, "ASX"), undefined);
+  assert.equal(currencyOf({}, { currency: "€" }, undefined), "EUR");
+  assert.equal(currencyOf({ graph: [{ currency: "$" }, { currency: "EUR" }] }, {}, undefined), "EUR");
+});
+
+test("time parsing: SerpApi created_at and graph dates become ISO 8601", () => {
+  assert.equal(serpTime("2022-12-24 12:13:15 UTC"), "2022-12-24T12:13:15Z");
+  assert.equal(serpTime("yesterday"), undefined);
+  assert.equal(graphTime("Dec 23 2022, 12:05 PM UTC-05:00"), "2022-12-23T12:05:00-05:00");
+  assert.equal(graphTime("Jan 2 2023, 12:00 AM UTC+01:00"), "2023-01-02T00:00:00+01:00");
+  assert.equal(graphTime("23/12/2022"), undefined);
+});
+
+test('a "no results" error body is zero records, still billed (SerpApi bills empty searches)', () => {
+  const body = {
+    search_metadata: { status: "Success" },
+    error: "Google hasn't returned any results for this query.",
+  };
+  const page = toPage(200, body, { symbol: "NOPE:NOWHERE" });
+  assert.deepEqual(page.records, []);
+  assert.equal(page.next, null);
+  assert.equal(page.credits, 4);
+  assert.match(page.notes?.[0] ?? "", /NOPE:NOWHERE/);
+});
+
+test("a body without summary is zero records", () => {
+  const page = toPage(200, { search_metadata: { status: "Success" }, markets: {} }, QUERY);
+  assert.equal(page.records.length, 0);
+});
+
+test("SerpApi error bodies are provider errors with the provider's message", () => {
+  assert.throws(
+    () => toPage(200, { error: "Your account has run out of searches." }, QUERY),
+    (e: unknown) => isProviderError(e) && /run out of searches/.test((e as Error).message),
+  );
+  assert.throws(() => toPage(400, { error: "Unsupported `window` parameter." }, QUERY), isProviderError);
+  assert.throws(
+    () => toPage(400, { error: "Google hasn't returned any results for this query." }, QUERY),
+    isProviderError,
+  );
+  assert.throws(() => toPage(400, {}, QUERY), isProviderError);
+  assert.throws(() => toPage(200, { search_metadata: { status: "Error" } }, QUERY), isProviderError);
+  assert.throws(() => toPage(200, "<html>", QUERY), isProviderError);
+});

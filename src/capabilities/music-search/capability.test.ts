@@ -1,0 +1,253 @@
+/**
+ * music.search capability tests: schema bounds and defaults, and the search glue against an
+ * in-memory upstream serving recorded Deezer and MusicBrainz bodies, including the fallback from
+ * Deezer to MusicBrainz and source-pinned paging.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { Ajv } from "ajv";
+import { ApiError } from "../../errors.ts";
+import type { UpstreamClient, UpstreamRequest } from "../../upstream/types.ts";
+import type { CapabilityContext, JsonObject } from "../types.ts";
+import { musicSearch, musicSearchSchema } from "./capability.ts";
+import { type MusicQuery, parseCursor } from "./music-query.ts";
+
+function fixture(path: string): unknown {
+  return JSON.parse(readFileSync(new URL(`../../../fixtures/providers/${path}`, import.meta.url), "utf8"));
+}
+
+const validate = new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(musicSearchSchema);
+
+function accept(body: JsonObject): MusicQuery | null {
+  const copy = structuredClone(body);
+  return validate(copy) ? (copy as MusicQuery) : null;
+}
+
+function q(body: JsonObject): MusicQuery {
+  const query = accept(body);
+  assert.ok(query, JSON.stringify(body));
+  return query;
+}
+
+type Answer = (req: UpstreamRequest) => unknown;
+
+/** An upstream whose answers are chosen per provider; it remembers every request it received. */
+function fakeContext(
+  answers: { deezer?: Answer; musicbrainz?: Answer },
+  signal = new AbortController().signal,
+) {
+  const sent: UpstreamRequest[] = [];
+  const upstream: UpstreamClient = {
+    async send<T>(request: UpstreamRequest) {
+      sent.push(request);
+      const answer = answers[request.provider as "deezer" | "musicbrainz"];
+      if (answer === undefined) throw new Error(`unexpected call to ${request.provider}`);
+      return { status: 200, headers: {}, body: (await answer(request)) as T };
+    },
+    hasKey: () => true,
+    close: async () => {},
+  };
+  const ctx: CapabilityContext = { upstream, signal, now: () => new Date(0) };
+  return { ctx, sent, providers: () => sent.map((r) => r.provider) };
+}
+
+const deezerDown: Answer = () => {
+  throw new ApiError("provider_error", "Deezer answered 503");
+};
+
+test("capability metadata follows spec 4.6", () => {
+  assert.equal(musicSearch.id, "music.search");
+  assert.equal(musicSearch.topic, "media and entertainment");
+  assert.equal(musicSearch.paging, "offset");
+  assert.equal(musicSearch.deadlineMs, 15_000);
+  assert.equal(musicSearch.typicalCredits, 0);
+  assert.equal(musicSearch.offersUpdate, true);
+  assert.deepEqual(musicSearch.requiredKeys, []);
+  assert.equal(musicSearch.recordActions.length, 1);
+  assert.equal(musicSearch.recordActions[0]?.name, "details");
+  assert.equal(musicSearch.recordActions[0]?.mode, "stored");
+  assert.equal(musicSearch.recordActions[0]?.credits, 0);
+  assert.equal(musicSearch.maxCredits(q({ query: "x" })), 0);
+  assert.equal(musicSearch.pageSize(q({ query: "x", num: 4 })), 4);
+});
+
+test("schema applies the defaults: kind track, num 10", () => {
+  assert.deepEqual(accept({ query: "Soliloquy" }), { query: "Soliloquy", kind: "track", num: 10 });
+});
+
+test("schema accepts the bounds and refuses what lies outside", () => {
+  assert.ok(accept({ query: "x".repeat(300), kind: "album", num: 25 }));
+  assert.ok(accept({ query: "x", kind: "artist", num: 1 }));
+  const refused: JsonObject[] = [
+    {},
+    { query: "" },
+    { query: "x".repeat(301) },
+    { query: "x", num: 0 },
+    { query: "x", num: 26 },
+    { query: "x", num: "10" },
+    { query: "x", kind: "playlist" },
+    { query: "x", offset: 10 },
+  ];
+  for (const body of refused) assert.equal(accept(body), null, JSON.stringify(body));
+});
+
+test("examples are valid bodies", () => {
+  assert.ok(musicSearch.examples.length >= 2 && musicSearch.examples.length <= 3);
+  for (const example of musicSearch.examples) assert.ok(accept(example.body), example.title);
+});
+
+test("parseCursor: null is the first slice; a cursor names its source (Deezer unless stated)", () => {
+  assert.deepEqual(parseCursor(null), { offset: 0, source: null });
+  assert.deepEqual(parseCursor({ offset: 10, source: "musicbrainz" }), { offset: 10, source: "musicbrainz" });
+  assert.deepEqual(parseCursor({ offset: 10, source: "deezer" }), { offset: 10, source: "deezer" });
+  assert.deepEqual(parseCursor({ offset: 20 }), { offset: 20, source: "deezer" });
+  assert.deepEqual(parseCursor({ offset: -5, source: "musicbrainz" }), { offset: 0, source: "musicbrainz" });
+  assert.deepEqual(parseCursor({ offset: 2.5 }), { offset: 0, source: "deezer" });
+});
+
+test("search: Deezer answers the first slice; details are stored with every record", async () => {
+  const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/search_simple.json") });
+  const page = await musicSearch.search(ctx, q({ query: "Soliloquy" }), null);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0]?.path, "/search");
+  assert.deepEqual(sent[0]?.query, { q: "Soliloquy", index: 0, limit: 10 });
+  assert.equal(page.records.length, 10);
+  assert.deepEqual(page.next, { offset: 10, source: "deezer" });
+  assert.equal(page.notes, undefined);
+  assert.equal(page.credits, 0);
+  for (const record of page.records) {
+    assert.equal(record.summary.kind, "track");
+    assert.equal(record.detail?.kind, "track");
+    assert.ok((record.links ?? []).length > 0);
+  }
+});
+
+test("search: a Deezer cursor continues on Deezer at its offset", async () => {
+  const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/search_album.json") });
+  const page = await musicSearch.search(ctx, q({ query: "Daft Punk", kind: "album", num: 5 }), {
+    offset: 5,
+    source: "deezer",
+  });
+  assert.equal(sent[0]?.path, "/search/album");
+  assert.equal(sent[0]?.query?.index, 5);
+  assert.equal(sent[0]?.query?.limit, 5);
+  assert.deepEqual(page.next, { offset: 10, source: "deezer" });
+});
+
+test("fallback: Deezer rejecting with provider_error is answered by MusicBrainz", async () => {
+  const { ctx, sent, providers } = fakeContext({
+    deezer: deezerDown,
+    musicbrainz: () => fixture("musicbrainz/artist_search.json"),
+  });
+  const page = await musicSearch.search(ctx, q({ query: "YOASOBI", kind: "artist" }), null);
+  assert.deepEqual(providers(), ["deezer", "musicbrainz"]);
+  assert.equal(sent[0]?.path, "/search/artist");
+  assert.equal(sent[1]?.path, "/ws/2/artist");
+  assert.deepEqual(sent[1]?.query, { query: "YOASOBI", offset: 0, limit: 10, fmt: "json" });
+  assert.equal(page.records[0]?.summary.title, "YOASOBI");
+  assert.equal(page.records[0]?.summary.musicbrainz_id, "df6c619f-4334-43e2-8b6a-4a32af1e4f85");
+  assert.equal("fans" in (page.records[0]?.summary ?? {}), false);
+  assert.equal(page.records[0]?.detail?.name, "YOASOBI");
+  assert.equal(page.notes?.length, 1);
+  assert.match(page.notes?.[0] ?? "", /unavailable/);
+  assert.match(page.notes?.[0] ?? "", /fans, albums, picture/);
+  assert.equal(page.next, null);
+});
+
+test("fallback: a Deezer error body (HTTP 200) also falls back, and paging stays on MusicBrainz", async () => {
+  const recordings = (fixture("musicbrainz/recording_search.json") as { recordings: unknown[] }).recordings;
+  const { ctx, sent } = fakeContext({
+    deezer: () => fixture("deezer/error_exception_no_code_episode.json"),
+    musicbrainz: () => ({ count: 30, offset: 0, recordings }),
+  });
+  const query = q({ query: "ミックスナッツ", num: 3 });
+  const first = await musicSearch.search(ctx, query, null);
+  assert.equal(sent[1]?.path, "/ws/2/recording");
+  assert.deepEqual(first.next, { offset: 3, source: "musicbrainz" });
+  const second = await musicSearch.search(ctx, query, first.next);
+  assert.equal(sent.length, 3, "the second slice asks MusicBrainz only");
+  assert.equal(sent[2]?.provider, "musicbrainz");
+  assert.equal(sent[2]?.query?.offset, 3);
+  assert.deepEqual(second.next, { offset: 6, source: "musicbrainz" });
+  assert.equal(second.notes?.length, 1, "every fallback page carries the note");
+});
+
+test("fallback: a Deezer timeout within the deadline falls back", async () => {
+  const { ctx, providers } = fakeContext({
+    deezer: () => {
+      throw new ApiError("provider_timeout", "Deezer took too long");
+    },
+    musicbrainz: () => fixture("musicbrainz/recording_search.json"),
+  });
+  const page = await musicSearch.search(ctx, q({ query: "ミックスナッツ" }), null);
+  assert.deepEqual(providers(), ["deezer", "musicbrainz"]);
+  assert.equal(page.records.length, 3);
+});
+
+test("no fallback once the deadline has passed", async () => {
+  const controller = new AbortController();
+  controller.abort();
+  const { ctx, providers } = fakeContext(
+    {
+      deezer: () => {
+        throw new ApiError("provider_timeout", "deadline");
+      },
+      musicbrainz: () => fixture("musicbrainz/recording_search.json"),
+    },
+    controller.signal,
+  );
+  await assert.rejects(
+    musicSearch.search(ctx, q({ query: "x" }), null),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_timeout",
+  );
+  assert.deepEqual(providers(), ["deezer"]);
+});
+
+test("no fallback on a later Deezer slice: the error is reported, MusicBrainz is not asked", async () => {
+  const { ctx, providers } = fakeContext({
+    deezer: deezerDown,
+    musicbrainz: () => fixture("musicbrainz/recording_search.json"),
+  });
+  await assert.rejects(
+    musicSearch.search(ctx, q({ query: "x" }), { offset: 10, source: "deezer" }),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error",
+  );
+  assert.deepEqual(providers(), ["deezer"]);
+});
+
+test("no fallback for faults that are not provider failures", async () => {
+  const { ctx, providers } = fakeContext({
+    deezer: () => {
+      throw new TypeError("bug");
+    },
+    musicbrainz: () => fixture("musicbrainz/recording_search.json"),
+  });
+  await assert.rejects(musicSearch.search(ctx, q({ query: "x" }), null), TypeError);
+  assert.deepEqual(providers(), ["deezer"]);
+});
+
+test("both sources failing is a provider error naming both", async () => {
+  const { ctx } = fakeContext({
+    deezer: deezerDown,
+    musicbrainz: () => {
+      throw new ApiError("provider_error", "MusicBrainz answered 503");
+    },
+  });
+  await assert.rejects(
+    musicSearch.search(ctx, q({ query: "x" }), null),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.code === "provider_error" &&
+      e.message.includes("Deezer answered 503") &&
+      e.message.includes("MusicBrainz answered 503"),
+  );
+});
+
+test("empty results from Deezer are an empty page, not a fallback", async () => {
+  const { ctx, providers } = fakeContext({ deezer: () => ({ data: [], total: 0 }) });
+  const page = await musicSearch.search(ctx, q({ query: "zzzz" }), null);
+  assert.deepEqual(page.records, []);
+  assert.equal(page.next, null);
+  assert.deepEqual(providers(), ["deezer"]);
+});

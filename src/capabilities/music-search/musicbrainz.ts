@@ -1,0 +1,317 @@
+/**
+ * MusicBrainz mappers for music.search (fallback source when Deezer fails): query →
+ * `GET /ws/2/recording|artist|release?fmt=json`, search body → records with the smaller key set
+ * (`country`, `disambiguation`, `musicbrainz_id` instead of Deezer's fans, pictures, previews).
+ * Pure, no I/O.
+ */
+import { ApiError } from "../../errors.ts";
+import type { JsonObject, JsonValue, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { UpstreamRequest } from "../../upstream/types.ts";
+import {
+  defined,
+  formatDuration,
+  isCount,
+  type MusicKind,
+  type MusicQuery,
+  nextCursor,
+  nonEmpty,
+} from "./music-query.ts";
+
+interface MbArtistCredit {
+  name?: string;
+  joinphrase?: string;
+  artist?: { id?: string; name?: string };
+}
+
+interface MbReleaseGroup {
+  id?: string;
+  "primary-type"?: string;
+}
+
+interface MbRelease {
+  id?: string;
+  title?: string;
+  status?: string;
+  date?: string;
+  country?: string;
+  disambiguation?: string;
+  barcode?: string;
+  score?: number;
+  "track-count"?: number;
+  "artist-credit"?: MbArtistCredit[];
+  "release-group"?: MbReleaseGroup;
+}
+
+interface MbRecording {
+  id?: string;
+  title?: string;
+  length?: number | null;
+  score?: number;
+  disambiguation?: string;
+  "first-release-date"?: string;
+  "artist-credit"?: MbArtistCredit[];
+  releases?: MbRelease[];
+  isrcs?: string[];
+  tags?: { name?: string }[];
+}
+
+interface MbArtist {
+  id?: string;
+  name?: string;
+  "sort-name"?: string;
+  type?: string;
+  score?: number;
+  country?: string;
+  disambiguation?: string;
+  area?: { name?: string };
+  "life-span"?: { begin?: string; end?: string; ended?: boolean | null };
+  tags?: { name?: string }[];
+}
+
+export interface MusicBrainzSearchBody {
+  count?: number;
+  offset?: number;
+  recordings?: MbRecording[];
+  artists?: MbArtist[];
+  releases?: MbRelease[];
+}
+
+const ENTITY: Record<MusicKind, "recording" | "artist" | "release"> = {
+  track: "recording",
+  artist: "artist",
+  album: "release",
+};
+const LIST_KEY = { track: "recordings", artist: "artists", album: "releases" } as const;
+
+/** Keys Deezer gives per kind that MusicBrainz has no value for. */
+export const ABSENT_KEYS: Record<MusicKind, string[]> = {
+  track: ["explicit", "preview_url"],
+  artist: ["fans", "albums", "picture"],
+  album: ["cover"],
+};
+
+/** The note every fallback page carries (spec: says the primary was unavailable and what is absent). */
+export function fallbackNote(kind: MusicKind): string {
+  return (
+    "The primary music source (Deezer) was unavailable, so these results come from the MusicBrainz " +
+    `fallback. Absent from these records: ${ABSENT_KEYS[kind].join(", ")}; ` +
+    "present instead: country, disambiguation, musicbrainz_id (when MusicBrainz has them)."
+  );
+}
+
+/** Lucene syntax characters, escaped so a plain query never turns into a syntax error. */
+export function escapeLucene(text: string): string {
+  return text.replace(/([+\-!(){}[\]^"~*?:\\/]|&&|\|\|)/g, "\\$1");
+}
+
+export function toMusicBrainzRequest(query: MusicQuery, offset: number): UpstreamRequest {
+  return {
+    provider: "musicbrainz",
+    method: "GET",
+    path: `/ws/2/${ENTITY[query.kind]}`,
+    query: { query: escapeLucene(query.query), offset, limit: query.num, fmt: "json" },
+  };
+}
+
+/** Search body → page; more results while the page was not empty and `count` goes beyond it. */
+export function toMusicBrainzPage(
+  body: MusicBrainzSearchBody,
+  query: MusicQuery,
+  offset: number,
+): SearchPage {
+  const list: unknown = body !== null && typeof body === "object" ? body[LIST_KEY[query.kind]] : undefined;
+  if (!Array.isArray(list)) {
+    throw new ApiError(
+      "provider_error",
+      `MusicBrainz reported: the search answer has no ${LIST_KEY[query.kind]} list.`,
+    );
+  }
+  const records = (list as MbRecording[] & MbArtist[] & MbRelease[]).slice(0, query.num).flatMap((item) => {
+    const record = toMusicBrainzRecord(item, query.kind);
+    return record === null ? [] : [record];
+  });
+  const more = list.length > 0 && isCount(body.count) && offset + list.length < body.count;
+  return {
+    records,
+    next: more ? nextCursor(offset, query.num, "musicbrainz") : null,
+    credits: 0,
+    costUsd: 0,
+    notes: [fallbackNote(query.kind)],
+  };
+}
+
+export function toMusicBrainzRecord(
+  item: MbRecording & MbArtist & MbRelease,
+  kind: MusicKind,
+): RecordDraft | null {
+  if (item === null || typeof item !== "object") return null;
+  if (kind === "track") return recordingRecord(item);
+  if (kind === "artist") return artistRecord(item);
+  return releaseRecord(item);
+}
+
+function recordingRecord(r: MbRecording): RecordDraft | null {
+  const id = nonEmpty(r.id);
+  const title = nonEmpty(r.title);
+  if (id === undefined || title === undefined) return null;
+  const url = `https://musicbrainz.org/recording/${id}`;
+  const artist = creditedArtist(r["artist-credit"]);
+  const release = chooseRelease(r.releases);
+  const durationSeconds = isCount(r.length) ? Math.round(r.length / 1000) : undefined;
+  const duration = durationSeconds === undefined ? undefined : formatDuration(durationSeconds);
+  const country = nonEmpty(release?.country);
+  const disambiguation = nonEmpty(r.disambiguation);
+  const album = nonEmpty(release?.title);
+  const summary = defined({
+    kind: "track",
+    url,
+    artist,
+    album,
+    duration,
+    country,
+    disambiguation,
+    musicbrainz_id: id,
+  });
+  const detail = defined({
+    kind: "track",
+    title,
+    url,
+    artist,
+    album:
+      album === undefined ? undefined : defined({ title: album, url: releasePage(nonEmpty(release?.id)) }),
+    duration,
+    duration_seconds: durationSeconds,
+    release: release === undefined ? undefined : releaseFacts(release),
+    first_release_date: nonEmpty(r["first-release-date"]),
+    releases: listOrUndefined((r.releases ?? []).slice(0, 10).map(releaseFacts)),
+    isrcs: listOrUndefined((r.isrcs ?? []).filter((i) => typeof i === "string")),
+    disambiguation,
+    metadata: metadata(id, r.score, r.tags),
+  });
+  const links = linkList([
+    ["Recording on MusicBrainz", url],
+    ["Release on MusicBrainz", releasePage(release?.id)],
+  ]);
+  return { summary: { title, ...summary }, ref: ref(id), detail, links };
+}
+
+function artistRecord(a: MbArtist): RecordDraft | null {
+  const id = nonEmpty(a.id);
+  const name = nonEmpty(a.name);
+  if (id === undefined || name === undefined) return null;
+  const url = `https://musicbrainz.org/artist/${id}`;
+  const country = nonEmpty(a.country);
+  const disambiguation = nonEmpty(a.disambiguation);
+  const summary = defined({ kind: "artist", url, country, disambiguation, musicbrainz_id: id });
+  const lifeSpan = defined({ begin: nonEmpty(a["life-span"]?.begin), end: nonEmpty(a["life-span"]?.end) });
+  const detail = defined({
+    kind: "artist",
+    title: name,
+    name,
+    url,
+    type: nonEmpty(a.type),
+    country,
+    area: nonEmpty(a.area?.name),
+    life_span: Object.keys(lifeSpan).length > 0 ? lifeSpan : undefined,
+    disambiguation,
+    sort_name: nonEmpty(a["sort-name"]),
+    metadata: metadata(id, a.score, a.tags),
+  });
+  return {
+    summary: { title: name, ...summary },
+    ref: ref(id),
+    detail,
+    links: linkList([["Artist on MusicBrainz", url]]),
+  };
+}
+
+function releaseRecord(r: MbRelease): RecordDraft | null {
+  const id = nonEmpty(r.id);
+  const title = nonEmpty(r.title);
+  if (id === undefined || title === undefined) return null;
+  const url = releasePage(id);
+  const artist = creditedArtist(r["artist-credit"]);
+  const tracks = isCount(r["track-count"]) ? r["track-count"] : undefined;
+  // Lower-cased to match Deezer's record_type values (album, single, ep).
+  const type = nonEmpty(r["release-group"]?.["primary-type"])?.toLowerCase();
+  const country = nonEmpty(r.country);
+  const disambiguation = nonEmpty(r.disambiguation);
+  const summary = defined({
+    kind: "album",
+    url,
+    artist,
+    tracks,
+    type,
+    country,
+    disambiguation,
+    musicbrainz_id: id,
+  });
+  const detail = defined({
+    kind: "album",
+    title,
+    url,
+    artist,
+    tracks,
+    type,
+    release: releaseFacts(r),
+    disambiguation,
+    metadata: metadata(id, r.score, undefined),
+  });
+  return {
+    summary: { title, ...summary },
+    ref: ref(id),
+    detail,
+    links: linkList([["Release on MusicBrainz", url]]),
+  };
+}
+
+/** The release a recording is best known by: the first official one, else the first listed. */
+function chooseRelease(releases: MbRelease[] | undefined): MbRelease | undefined {
+  const list = Array.isArray(releases) ? releases : [];
+  return list.find((r) => r.status === "Official") ?? list[0];
+}
+
+function releaseFacts(r: MbRelease): JsonObject {
+  return defined({
+    title: nonEmpty(r.title),
+    date: nonEmpty(r.date),
+    country: nonEmpty(r.country),
+    status: nonEmpty(r.status),
+    type: nonEmpty(r["release-group"]?.["primary-type"])?.toLowerCase(),
+    barcode: nonEmpty(r.barcode),
+    musicbrainz_id: nonEmpty(r.id),
+  });
+}
+
+/** "A feat. B": credited names joined with their join phrases. */
+function creditedArtist(credits: MbArtistCredit[] | undefined): string | undefined {
+  if (!Array.isArray(credits)) return undefined;
+  const text = credits.map((c) => `${c.name ?? c.artist?.name ?? ""}${c.joinphrase ?? ""}`).join("");
+  return nonEmpty(text);
+}
+
+function releasePage(id: string | undefined): string | undefined {
+  return id === undefined ? undefined : `https://musicbrainz.org/release/${id}`;
+}
+
+function metadata(id: string, score: number | undefined, tags: { name?: string }[] | undefined): JsonObject {
+  const names = (tags ?? []).flatMap((t) => (nonEmpty(t.name) === undefined ? [] : [String(t.name)]));
+  return defined({
+    source: "musicbrainz",
+    musicbrainz_id: id,
+    score: typeof score === "number" ? score : undefined,
+    tags: listOrUndefined(names.slice(0, 10)),
+  });
+}
+
+function listOrUndefined(list: JsonValue[]): JsonValue[] | undefined {
+  return list.length > 0 ? list : undefined;
+}
+
+function ref(id: string): JsonObject {
+  return { source: "musicbrainz", musicbrainz_id: id };
+}
+
+function linkList(pairs: [label: string, url: string | undefined][]): Link[] {
+  return pairs.flatMap(([label, url]) => (url === undefined ? [] : [{ label, url }]));
+}

@@ -1,0 +1,151 @@
+// Pure TheMealDB mappers replayed against recorded bodies (fixtures/providers/themealdb).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { ApiError } from "../../errors.ts";
+import {
+  ATTRIBUTION,
+  ingredientsOf,
+  lookupRequest,
+  mealDetail,
+  parseMeals,
+  snippetOf,
+  toPage,
+  toRequest,
+} from "./themealdb.ts";
+
+function fixture(name: string): unknown {
+  return JSON.parse(
+    readFileSync(new URL(`../../../fixtures/providers/themealdb/${name}`, import.meta.url), "utf8"),
+  );
+}
+
+test("query maps to search.php?s= with the literal {api_key} path segment, trimmed", () => {
+  const req = toRequest({ query: "  Salmon Prawn Risotto ", num: 10 });
+  assert.equal(req.provider, "themealdb");
+  assert.equal(req.method, "GET");
+  assert.equal(req.path, "/api/json/v1/{api_key}/search.php");
+  assert.deepEqual(req.query, { s: "Salmon Prawn Risotto" });
+});
+
+test("ingredient, category and cuisine map to filter.php i / c / a", () => {
+  assert.deepEqual(toRequest({ ingredient: "chicken  breast" }).query, { i: "chicken_breast" });
+  assert.equal(toRequest({ ingredient: "salmon" }).path, "/api/json/v1/{api_key}/filter.php");
+  assert.deepEqual(toRequest({ category: "Seafood" }).query, { c: "Seafood" });
+  assert.deepEqual(toRequest({ cuisine: "Italian" }).query, { a: "Italian" });
+});
+
+test("lookupRequest targets lookup.php?i=", () => {
+  const req = lookupRequest("52772");
+  assert.equal(req.path, "/api/json/v1/{api_key}/lookup.php");
+  assert.deepEqual(req.query, { i: "52772" });
+});
+
+test("a full meal from search.php becomes a record with stored detail", () => {
+  const page = toPage(fixture("search_single_result.json"));
+  assert.equal(page.next, null);
+  assert.equal(page.credits, 0);
+  assert.equal(page.records.length, 1);
+  assert.equal(page.notes, undefined);
+  const [rec] = page.records;
+  assert.ok(rec);
+  assert.equal(rec.summary.title, "Salmon Prawn Risotto");
+  assert.match(rec.summary.url ?? "", /^http:\/\/www\.rangemaster\.co\.uk\//);
+  assert.equal(rec.summary.category, "Seafood");
+  assert.equal(rec.summary.cuisine, "Italian");
+  assert.equal(rec.summary.attribution, ATTRIBUTION);
+  assert.match(rec.summary.snippet ?? "", /^Melt the butter in a thick-based pan/);
+  assert.ok(!(rec.summary.snippet ?? "").includes("\r"));
+  assert.deepEqual(rec.ref, { meal_id: "52823" });
+  const detail = rec.detail;
+  assert.ok(detail);
+  assert.equal(detail.meal_id, "52823");
+  assert.deepEqual(detail.tags, ["Fish"]);
+  assert.equal(detail.video_url, "https://www.youtube.com/watch?v=V2PMvBv52IE");
+  assert.equal(detail.meal_page, "https://www.themealdb.com/meal/52823");
+  assert.match(String(detail.caveat), /not inferred/);
+  assert.ok(!String(detail.instructions).includes("\r"));
+  assert.deepEqual(
+    rec.links?.map((l) => l.label),
+    ["Original recipe", "Video", "Photo", "TheMealDB page"],
+  );
+});
+
+test("ingredients are paired with trimmed measures and empty slots are dropped", () => {
+  const [meal] = parseMeals(fixture("search_single_result.json"));
+  assert.ok(meal);
+  const ingredients = ingredientsOf(meal);
+  assert.equal(ingredients.length, 11);
+  assert.deepEqual(ingredients[0], { ingredient: "butter", measure: "50g/2oz" });
+  assert.deepEqual(ingredients[1], { ingredient: "onions", measure: "1 finely chopped" });
+  assert.deepEqual(ingredients[10], { ingredient: "Parmesan", measure: "50g shavings" });
+});
+
+test("mixed empty-string and null slots (lookup.php body) are both dropped; a blank measure is omitted", () => {
+  const [meal] = parseMeals(fixture("lookup_by_id.json"));
+  assert.ok(meal);
+  const { detail, links } = mealDetail(meal);
+  assert.equal((detail.ingredients as unknown[]).length, 9);
+  assert.equal(detail.source_url, undefined);
+  assert.equal(detail.cuisine, "Japanese");
+  assert.deepEqual(detail.tags, ["Meat", "Casserole"]);
+  assert.ok(!links.some((l) => l.label === "Original recipe"));
+  const lone = ingredientsOf({ idMeal: "1", strIngredient1: "salt", strMeasure1: " ", strIngredient2: null });
+  assert.deepEqual(lone, [{ ingredient: "salt" }]);
+});
+
+test("without a source URL the record links to the meal page", () => {
+  const page = toPage(fixture("lookup_by_id.json"));
+  assert.equal(page.records[0]?.summary.url, "https://www.themealdb.com/meal/52772");
+});
+
+test("filter.php partial meals: all kept, no stored detail, meal-page url, note about details", () => {
+  const page = toPage(fixture("filter_by_category.json"));
+  assert.equal(page.records.length, 29);
+  assert.equal(page.next, null);
+  const rec = page.records[19];
+  assert.ok(rec);
+  assert.equal(rec.summary.title, "Salmon Prawn Risotto");
+  assert.equal(rec.summary.url, "https://www.themealdb.com/meal/52823");
+  assert.equal(rec.summary.attribution, ATTRIBUTION);
+  assert.equal(rec.summary.snippet, undefined);
+  assert.equal(rec.summary.category, undefined);
+  assert.equal(rec.detail, undefined);
+  assert.deepEqual(rec.ref, { meal_id: "52823" });
+  assert.equal(page.notes?.length, 1);
+});
+
+test('{"meals": null} is zero records, not an error', () => {
+  const page = toPage(fixture("search_no_results.json"));
+  assert.deepEqual(page.records, []);
+  assert.equal(page.next, null);
+});
+
+test("area Unknown is not reported as a cuisine; blank values are omitted, never empty", () => {
+  const page = toPage({
+    meals: [
+      { idMeal: "9", strMeal: "Mystery", strArea: "Unknown", strCategory: "", strInstructions: "Cook." },
+    ],
+  });
+  const summary = page.records[0]?.summary;
+  assert.ok(summary);
+  assert.equal("cuisine" in summary, false);
+  assert.equal("category" in summary, false);
+  assert.equal(summary.snippet, "Cook.");
+});
+
+test("unexpected bodies are provider errors", () => {
+  for (const body of [null, "html", [], { categories: [] }, { meals: "x" }]) {
+    assert.throws(
+      () => toPage(body),
+      (e: unknown) => e instanceof ApiError && e.code === "provider_error",
+    );
+  }
+});
+
+test("long instructions are cut at a word boundary with an ellipsis", () => {
+  const long = "word ".repeat(100);
+  const snippet = snippetOf(long) ?? "";
+  assert.ok(snippet.length <= 241);
+  assert.ok(snippet.endsWith("word…"));
+});

@@ -1,0 +1,206 @@
+/**
+ * TheMealDB adapter for recipes.search: pure mappers from a validated query to the upstream request
+ * (search.php / filter.php / lookup.php) and from TheMealDB bodies to records and stored details.
+ * No I/O here; `capability.ts` glues these to the upstream client.
+ */
+import { ApiError } from "../../errors.ts";
+import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { JsonObject, Link, RecordDraft, SearchPage } from "../types.ts";
+
+/** The four selectors, in the order used to name the "first" one when several are given. */
+export const SELECTORS = ["query", "ingredient", "category", "cuisine"] as const;
+export type Selector = (typeof SELECTORS)[number];
+
+export interface RecipesQuery {
+  query?: string;
+  ingredient?: string;
+  category?: string;
+  cuisine?: string;
+  num?: number;
+}
+
+export const ATTRIBUTION = "TheMealDB (themealdb.com)";
+export const NOT_INFERRED = "Nutrition, allergy safety and storage suitability are not inferred.";
+const MEAL_PAGE = "https://www.themealdb.com/meal/";
+const SNIPPET_CHARS = 240;
+
+/** TheMealDB meals are flat objects of strings or nulls (`idMeal` is a string too). */
+type Meal = Record<string, unknown>;
+
+/** The selectors present in a query, in SELECTORS order. */
+export function givenSelectors(query: RecipesQuery): Selector[] {
+  return SELECTORS.filter((s) => query[s] !== undefined);
+}
+
+/**
+ * search.php for `query`; filter.php with `i` / `c` / `a` for ingredient / category / cuisine.
+ * The path carries the literal `{api_key}`: the upstream client substitutes the key (default `1`).
+ */
+export function toRequest(query: RecipesQuery): UpstreamRequest {
+  const selector = givenSelectors(query)[0];
+  if (selector === undefined) throw new ApiError("internal_error", "recipes.search ran without a selector.");
+  const value = (query[selector] ?? "").trim();
+  if (selector === "query") return mealDbGet("search.php", { s: value });
+  if (selector === "ingredient") {
+    // TheMealDB documents multi-word ingredients with underscores (filter.php?i=chicken_breast).
+    return mealDbGet("filter.php", { i: value.replace(/\s+/g, "_") });
+  }
+  return mealDbGet("filter.php", selector === "category" ? { c: value } : { a: value });
+}
+
+/** lookup.php?i=<idMeal>: the full meal, used to re-fetch a detail that was not stored. */
+export function lookupRequest(mealId: string): UpstreamRequest {
+  return mealDbGet("lookup.php", { i: mealId });
+}
+
+function mealDbGet(file: string, query: Record<string, string>): UpstreamRequest {
+  return { provider: "themealdb", method: "GET", path: `/api/json/v1/{api_key}/${file}`, query };
+}
+
+/** `{"meals": null}` is TheMealDB's "no match" (zero meals); anything else unexpected is a provider error. */
+export function parseMeals(body: unknown): Meal[] {
+  if (typeof body !== "object" || body === null || Array.isArray(body) || !("meals" in body)) {
+    throw new ApiError("provider_error", "TheMealDB answered with an unexpected body (no `meals` key).");
+  }
+  const meals = (body as { meals: unknown }).meals;
+  if (meals === null) return [];
+  if (!Array.isArray(meals))
+    throw new ApiError("provider_error", "TheMealDB answered with a malformed `meals`.");
+  return meals.filter(
+    (m): m is Meal => typeof m === "object" && m !== null && typeof text(m.idMeal) === "string",
+  );
+}
+
+/** All meals of the body as records (local paging: the service slices by `num`). */
+export function toPage(body: unknown): SearchPage {
+  const meals = parseMeals(body);
+  const records = meals.map(mealToRecord);
+  const notes: string[] = [];
+  if (meals.some((m) => !isFullMeal(m))) {
+    notes.push(
+      "Ingredient, category and cuisine filters list names only; `details` looks each recipe up at no charge.",
+    );
+  }
+  return { records, next: null, credits: 0, costUsd: 0, ...(notes.length > 0 ? { notes } : {}) };
+}
+
+/** One meal as a record; full meals (search.php, lookup.php) also carry their stored detail. */
+export function mealToRecord(meal: Meal): RecordDraft {
+  const id = text(meal.idMeal) ?? "";
+  const title = text(meal.strMeal) ?? `Meal ${id}`;
+  const summary: RecordDraft["summary"] = { title, url: httpUrl(meal.strSource) ?? mealPage(id) };
+  const snippet = snippetOf(text(meal.strInstructions));
+  if (snippet !== undefined) summary.snippet = snippet;
+  const category = text(meal.strCategory);
+  if (category !== undefined) summary.category = category;
+  const cuisine = cuisineOf(meal);
+  if (cuisine !== undefined) summary.cuisine = cuisine;
+  summary.attribution = ATTRIBUTION;
+  const record: RecordDraft = { summary, ref: { meal_id: id } };
+  if (isFullMeal(meal)) {
+    const { detail, links } = mealDetail(meal);
+    record.detail = detail;
+    record.links = links;
+  }
+  return record;
+}
+
+/** The stored detail: paired ingredients and measures, instructions, source links. */
+export function mealDetail(meal: Meal): { detail: JsonObject; links: Link[] } {
+  const id = text(meal.idMeal) ?? "";
+  const detail: JsonObject = { meal_id: id, name: text(meal.strMeal) ?? `Meal ${id}` };
+  const category = text(meal.strCategory);
+  if (category !== undefined) detail.category = category;
+  const cuisine = cuisineOf(meal);
+  if (cuisine !== undefined) detail.cuisine = cuisine;
+  const tags = (text(meal.strTags) ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter((t) => t !== "");
+  if (tags.length > 0) detail.tags = tags;
+  detail.ingredients = ingredientsOf(meal);
+  const instructions = instructionsOf(text(meal.strInstructions));
+  if (instructions !== undefined) detail.instructions = instructions;
+
+  const links: Link[] = [];
+  const source = httpUrl(meal.strSource);
+  const video = httpUrl(meal.strYoutube);
+  const image = httpUrl(meal.strMealThumb);
+  if (source !== undefined) {
+    detail.source_url = source;
+    links.push({ label: "Original recipe", url: source });
+  }
+  if (video !== undefined) {
+    detail.video_url = video;
+    links.push({ label: "Video", url: video });
+  }
+  if (image !== undefined) {
+    detail.image_url = image;
+    links.push({ label: "Photo", url: image });
+  }
+  detail.meal_page = mealPage(id);
+  links.push({ label: "TheMealDB page", url: mealPage(id) });
+  detail.attribution = ATTRIBUTION;
+  detail.caveat = NOT_INFERRED;
+  return { detail, links };
+}
+
+/**
+ * strIngredientN / strMeasureN (N = 1..20) paired; slots whose ingredient is empty or null are
+ * dropped (TheMealDB mixes "" and null for unused slots), and a blank measure is left out.
+ */
+export function ingredientsOf(meal: Meal): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (let n = 1; n <= 20; n++) {
+    const ingredient = text(meal[`strIngredient${n}`]);
+    if (ingredient === undefined) continue;
+    const measure = text(meal[`strMeasure${n}`]);
+    out.push(measure === undefined ? { ingredient } : { ingredient, measure });
+  }
+  return out;
+}
+
+/** Search results carry the whole meal; filter.php results carry only name, thumbnail and id. */
+export function isFullMeal(meal: Meal): boolean {
+  return typeof meal.strInstructions === "string" || "strIngredient1" in meal;
+}
+
+export function mealPage(id: string): string {
+  return MEAL_PAGE + encodeURIComponent(id);
+}
+
+/** TheMealDB uses area "Unknown" for meals without one; that is not a cuisine. */
+function cuisineOf(meal: Meal): string | undefined {
+  const area = text(meal.strArea);
+  return area === undefined || area.toLowerCase() === "unknown" ? undefined : area;
+}
+
+function instructionsOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  return raw
+    .replace(/\r\n?/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/** The start of the instructions on one line, cut at a word boundary. */
+export function snippetOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const flat = raw.replace(/\s+/g, " ").trim();
+  if (flat.length <= SNIPPET_CHARS) return flat;
+  const cut = flat.slice(0, SNIPPET_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return (space > SNIPPET_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd() + "…";
+}
+
+/** A trimmed non-empty string, else undefined (TheMealDB uses "" and null interchangeably). */
+function text(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const t = value.trim();
+  return t === "" ? undefined : t;
+}
+
+function httpUrl(value: unknown): string | undefined {
+  const t = text(value);
+  return t !== undefined && /^https?:\/\//i.test(t) ? t : undefined;
+}

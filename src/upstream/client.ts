@@ -1,0 +1,250 @@
+/**
+ * The one HTTP client for every provider (undici). It owns what adapters must not: base URLs and
+ * keys from config, the capability's deadline (an AbortSignal) → 504 provider_timeout, network
+ * errors / 5xx / unparseable or oversized bodies → 502 provider_error, bounded retries with jitter
+ * for idempotent requests while the deadline allows, a per-provider circuit breaker, and a
+ * descriptive User-Agent. Keys are never logged: log lines name the provider and path only.
+ */
+import {
+  type CircuitBreakerPolicy,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  isBrokenCircuitError,
+} from "cockatiel";
+import { Agent, request } from "undici";
+import type { Config } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import { providerDef } from "./providers.ts";
+import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
+
+export interface UpstreamLogger {
+  warn(obj: object, msg: string): void;
+}
+
+/** Thrown inside the attempt loop; says whether another attempt may help. */
+class AttemptError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  const seconds = Number(v);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(v);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/** A provider failure that says the provider is unwell (counts toward its circuit breaker). */
+class ProviderFailure extends ApiError {}
+
+export interface BreakerSettings {
+  /** Consecutive failed calls that open the circuit. */
+  threshold: number;
+  /** How long an open circuit refuses calls before letting one trial through. */
+  halfOpenAfterMs: number;
+}
+
+export class HttpUpstreamClient implements UpstreamClient {
+  private readonly agent: Agent;
+  private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+
+  constructor(
+    private readonly config: Pick<Config, "providers" | "upstream">,
+    private readonly logger?: UpstreamLogger,
+    private readonly breakerSettings: BreakerSettings = { threshold: 5, halfOpenAfterMs: 30_000 },
+  ) {
+    this.agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: 128,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  private breaker(provider: string): CircuitBreakerPolicy {
+    let policy = this.breakers.get(provider);
+    if (!policy) {
+      policy = circuitBreaker(
+        handleWhen((err) => err instanceof ProviderFailure),
+        {
+          halfOpenAfter: this.breakerSettings.halfOpenAfterMs,
+          breaker: new ConsecutiveBreaker(this.breakerSettings.threshold),
+        },
+      );
+      this.breakers.set(provider, policy);
+    }
+    return policy;
+  }
+
+  /** The breaker state of a provider, for health checks and tests. */
+  breakerState(provider: string): string {
+    const state = this.breakers.get(provider)?.state;
+    return state === undefined ? "closed" : ["closed", "open", "half-open", "isolated"][state] ?? String(state);
+  }
+
+  hasKey(provider: string): boolean {
+    return Boolean(this.config.providers[provider]?.apiKey);
+  }
+
+  /** Build the full URL with the key placed as the provider requires. Never logged. */
+  private buildUrl(req: UpstreamRequest): { url: string; headers: Record<string, string> } {
+    const def = providerDef(req.provider);
+    const provider = this.config.providers[req.provider];
+    if (!def || !provider) throw new ApiError("internal_error", `Unknown provider ${req.provider}.`);
+    const base = provider.hosts[req.host ?? "default"];
+    if (!base) throw new ApiError("internal_error", `Unknown host ${req.host} of provider ${req.provider}.`);
+    const headers: Record<string, string> = {};
+    let path = req.path;
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) params.append(k, String(v));
+    const key = provider.apiKey;
+    const placement = def.keyPlacement;
+    if (placement && key) {
+      if (placement.in === "query") params.set(placement.name, key);
+      else if (placement.in === "header") headers[placement.name.toLowerCase()] = (placement.prefix ?? "") + key;
+    }
+    if (path.includes("{api_key}")) path = path.replace("{api_key}", encodeURIComponent(key ?? ""));
+    const qs = params.toString();
+    return { url: base + path + (qs ? "?" + qs : ""), headers };
+  }
+
+  async send<T = unknown>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+    try {
+      return await this.breaker(req.provider).execute(() => this.sendWithRetries<T>(req, signal));
+    } catch (err) {
+      if (isBrokenCircuitError(err)) {
+        throw new ApiError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, {
+          hint: `The provider failed repeatedly; try again in about ${Math.ceil(this.breakerSettings.halfOpenAfterMs / 1000)} seconds.`,
+        });
+      }
+      throw err;
+    }
+  }
+
+  private async sendWithRetries<T>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+    const idempotent = req.idempotent ?? req.method === "GET";
+    const maxAttempts = idempotent ? 1 + this.config.upstream.maxRetries : 1;
+    let lastError: AttemptError | undefined;
+    for (let attempt = 0; attempt < maxAttempts; attempt++) {
+      if (signal.aborted) break;
+      try {
+        return await this.attempt<T>(req, signal);
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        if (signal.aborted) break;
+        if (!(err instanceof AttemptError)) throw err;
+        lastError = err;
+        if (!err.retryable || attempt === maxAttempts - 1) break;
+        const backoff = err.retryAfterMs ?? 100 * 2 ** attempt + Math.random() * 100;
+        if (backoff > 2000) break; // a long Retry-After will not fit the deadline
+        try {
+          await sleep(backoff, signal);
+        } catch {
+          break;
+        }
+      }
+    }
+    if (signal.aborted) {
+      throw new ProviderFailure("provider_timeout", `${req.provider} did not answer before the deadline.`, {
+        hint: "The provider was too slow; retry later or narrow the request.",
+      });
+    }
+    this.logger?.warn({ provider: req.provider, path: req.path, reason: lastError?.message }, "upstream call failed");
+    throw new ProviderFailure("provider_error", `${req.provider} failed: ${lastError?.message ?? "unknown error"}.`, {
+      hint: "The upstream provider failed; nothing was charged. Retry shortly.",
+      ...(lastError?.retryAfterMs === undefined ? {} : { retryAfter: Math.ceil(lastError.retryAfterMs / 1000) }),
+    });
+  }
+
+  private async attempt<T>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+    const { url, headers } = this.buildUrl(req);
+    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(url, {
+        method: req.method,
+        dispatcher: this.agent,
+        signal,
+        headers: {
+          "user-agent": this.config.upstream.userAgent,
+          accept: req.responseType === "text" ? "*/*" : "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...req.headers,
+          ...headers,
+        },
+        ...(body === undefined ? {} : { body }),
+      });
+    } catch (err) {
+      if (signal.aborted) throw err;
+      const code = (err as { code?: string }).code ?? (err as Error).name;
+      throw new AttemptError(`network error (${code})`, true);
+    }
+    const status = res.statusCode;
+    let text: string;
+    try {
+      text = await this.readCapped(res.body, signal);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (err instanceof AttemptError) throw err;
+      throw new AttemptError("the response body was cut off", true);
+    }
+    const accepted = req.acceptStatus?.includes(status) ?? false;
+    if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]));
+    if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
+    if ((status < 200 || status >= 300) && !accepted) {
+      throw new ApiError("provider_error", `${req.provider} answered HTTP ${status}.`, {
+        hint: "The provider refused the request; nothing was charged.",
+      });
+    }
+    if (req.responseType === "text") return { status, headers: res.headers, body: text as T };
+    try {
+      return { status, headers: res.headers, body: JSON.parse(text) as T };
+    } catch {
+      throw new AttemptError("the response was not valid JSON", true);
+    }
+  }
+
+  /** Read the body as text, refusing more than the configured size. */
+  private async readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, signal: AbortSignal) {
+    const max = this.config.upstream.maxResponseBytes;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > max) {
+        body.destroy();
+        throw new AttemptError(`the response exceeded ${max} bytes`, false);
+      }
+      chunks.push(chunk);
+      if (signal.aborted) break;
+    }
+    return Buffer.concat(chunks).toString("utf8");
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
