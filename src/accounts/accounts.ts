@@ -1,0 +1,146 @@
+/**
+ * Accounts, plans and API keys. Keys are `qk_live_` + 32 base62 characters (~190 bits), shown
+ * once, stored only as SHA-256; lookups compare fixed-length digests in constant time.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../clock.ts";
+import { type Config, findPlan, type Plan, type SharpenStage } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import { type IdGenerator, randomBase62 } from "../ids.ts";
+import type { AccountPatch, AccountRow, KeyRow, Store } from "../store/types.ts";
+import { nextPeriodEnd } from "./periods.ts";
+
+export const KEY_PREFIX = "qk_live_";
+const KEY_PATTERN = /^qk_live_[0-9A-Za-z]{32}$/;
+
+/** Who is calling: resolved from the key on every authenticated request. */
+export interface Caller {
+  account: AccountRow;
+  keyId: string | null;
+  plan: Plan;
+}
+
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+const UNAUTHORIZED_HINT = "Send `Authorization: Bearer <API_KEY>` with a live key (qk_live_…).";
+
+export class AccountService {
+  constructor(
+    private readonly store: Store,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  plan(planId: string): Plan {
+    const plan = findPlan(this.config, planId);
+    if (plan) return plan;
+    // A plan removed from configuration: fall back to the default so the account keeps working.
+    return findPlan(this.config, this.config.defaultPlanId)!;
+  }
+
+  private planFields(plan: Plan, anchor: number, now: number) {
+    return {
+      planId: plan.id,
+      creditsCap: plan.credits,
+      periodEnd: plan.period === "monthly" ? nextPeriodEnd(anchor, now) : null,
+      status: plan.period === "once" ? ("free" as const) : ("active" as const),
+      cadence: plan.period === "once" ? null : ("monthly" as const),
+    };
+  }
+
+  async createAccount(name: string, planId = this.config.defaultPlanId): Promise<AccountRow> {
+    const plan = findPlan(this.config, planId);
+    if (!plan) throw new ApiError("invalid_request", `No plan "${planId}".`, { violations: [{ path: "/plan", message: "unknown plan" }] });
+    const now = this.clock.now();
+    return this.store.createAccount({
+      id: this.ids.id("acct"),
+      name,
+      ...this.planFields(plan, now, now),
+      sharpenStage: null,
+      createdAt: now,
+    });
+  }
+
+  async setPlan(accountId: string, planId: string): Promise<AccountRow> {
+    const plan = findPlan(this.config, planId);
+    if (!plan) throw new ApiError("invalid_request", `No plan "${planId}".`);
+    const account = await this.mustGet(accountId);
+    const fields = this.planFields(plan, account.createdAt, this.clock.now());
+    return (await this.store.updateAccount(accountId, fields))!;
+  }
+
+  async update(accountId: string, patch: AccountPatch): Promise<AccountRow> {
+    await this.mustGet(accountId);
+    return (await this.store.updateAccount(accountId, patch))!;
+  }
+
+  async mustGet(accountId: string): Promise<AccountRow> {
+    const account = await this.store.getAccount(accountId);
+    if (!account) throw new ApiError("not_found", `No account "${accountId}".`);
+    return account;
+  }
+
+  /** Create a key; the plaintext is returned once and never stored. */
+  async createKey(accountId: string, name = "default"): Promise<{ key: string; row: KeyRow }> {
+    await this.mustGet(accountId);
+    const key = KEY_PREFIX + randomBase62(32);
+    const row: KeyRow = {
+      id: this.ids.id("key"),
+      accountId,
+      hash: hashKey(key),
+      hint: key.slice(0, KEY_PREFIX.length + 4),
+      name,
+      createdAt: this.clock.now(),
+      revokedAt: null,
+    };
+    await this.store.createKey(row);
+    return { key, row };
+  }
+
+  /** Resolve `Authorization: Bearer …` (or a bare key, for the MCP URL form) to a caller. */
+  async authenticate(key: string | undefined): Promise<Caller> {
+    if (!key) throw new ApiError("unauthorized", "An API key is required.", { hint: UNAUTHORIZED_HINT });
+    if (!KEY_PATTERN.test(key)) throw new ApiError("unauthorized", "The API key is not valid.", { hint: UNAUTHORIZED_HINT });
+    const digest = hashKey(key);
+    const found = await this.store.findKeyByHash(digest);
+    // Compare fixed-length digests in constant time even though the lookup matched by value.
+    const ok =
+      found !== null && timingSafeEqual(Buffer.from(found.key.hash, "hex"), Buffer.from(digest, "hex"));
+    if (!found || !ok) throw new ApiError("unauthorized", "The API key is not valid.", { hint: UNAUTHORIZED_HINT });
+    if (found.key.revokedAt !== null) {
+      throw new ApiError("unauthorized", "The API key has been revoked.", { hint: UNAUTHORIZED_HINT });
+    }
+    return { account: found.account, keyId: found.key.id, plan: this.plan(found.account.planId) };
+  }
+
+  /** Start the next credit period if the current one has ended (lazy, atomic CAS in the store). */
+  async ensureCurrentPeriod(account: AccountRow): Promise<AccountRow> {
+    const now = this.clock.now();
+    if (account.periodEnd === null || account.periodEnd > now) return account;
+    await this.store.rollPeriod(account.id, account.periodEnd, nextPeriodEnd(account.createdAt, now));
+    return (await this.store.getAccount(account.id)) ?? account;
+  }
+
+  /** Whether a capability (or `sharpen`) is switched on for this caller. */
+  isEnabled(caller: Caller, capabilityId: string): boolean {
+    if (caller.account.status === "canceled") return false;
+    return caller.plan.capabilities === "*" || caller.plan.capabilities.includes(capabilityId);
+  }
+
+  /** The saved Sharpen stage, or the plan's default. */
+  sharpenStage(caller: Caller): SharpenStage {
+    return (caller.account.sharpenStage as SharpenStage | null) ?? caller.plan.sharpenDefaultStage;
+  }
+}
+
+/** Balance (spec 2.6) of an account row. */
+export function balanceOf(account: AccountRow): { used: number; cap: number; period_end: string | null } {
+  return {
+    used: account.creditsUsed,
+    cap: account.creditsCap,
+    period_end: account.periodEnd === null ? null : new Date(account.periodEnd).toISOString(),
+  };
+}

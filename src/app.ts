@@ -1,0 +1,154 @@
+/**
+ * buildApp(deps): the Fastify application with its services wired, testable with inject() or a
+ * real listener. Nothing here reads the environment or opens connections: deps are injected.
+ */
+import Fastify, { type FastifyInstance } from "fastify";
+import { AccountService, type Caller } from "./accounts/accounts.ts";
+import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
+import { CatalogService } from "./catalog/catalog-service.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { API_VERSION, type Config } from "./config.ts";
+import { Billing } from "./credits/billing.ts";
+import { ApiError } from "./errors.ts";
+import { makeAuthenticator, restAuth } from "./http/auth.ts";
+import { sendError } from "./http/error-handler.ts";
+import { registerDocsRoutes } from "./http/docs-routes.ts";
+import { registerV1Routes } from "./http/v1-routes.ts";
+import { cryptoIds, type IdGenerator } from "./ids.ts";
+import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { SearchService } from "./sessions/search-service.ts";
+import { sharpenBlock, type SharpenBlock } from "./sharpen/entitlement.ts";
+import type { Store } from "./store/types.ts";
+import type { UpstreamClient } from "./upstream/types.ts";
+
+/** Sharpen plugs in here; until reviewers are configured it answers 503 capability_unavailable. */
+export interface SharpenHandler {
+  review(caller: Caller, body: unknown, requestId: string): Promise<unknown>;
+  block(caller: Caller): SharpenBlock;
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  limiter: RateLimiter;
+  upstream: UpstreamClient;
+  clock?: Clock;
+  ids?: IdGenerator;
+  registry?: Registry;
+  /** Build the Sharpen handler from the wired services (optional). */
+  sharpen?: (services: Omit<Services, "sharpen">) => SharpenHandler;
+  /** Extra probes for /health/ready (e.g. Redis). */
+  readinessProbes?: Record<string, () => Promise<void>>;
+  /** Pino logger options or false; defaults to the config's level. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface Services {
+  config: Config;
+  store: Store;
+  accounts: AccountService;
+  billing: Billing;
+  search: SearchService;
+  catalog: CatalogService;
+  sharpen: SharpenHandler;
+  authenticate: ReturnType<typeof makeAuthenticator>;
+  clock: Clock;
+  ids: IdGenerator;
+  registry: Registry;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+/** Replace the key of the MCP URL form so it never reaches a log line. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/mcp\/k\/[^/?#]*/g, "/mcp/k/***");
+}
+
+export function createServices(deps: AppDeps): Services {
+  const clock = deps.clock ?? systemClock;
+  const ids = deps.ids ?? cryptoIds;
+  const registry = deps.registry ?? defaultRegistry;
+  const accounts = new AccountService(deps.store, deps.config, clock, ids);
+  const billing = new Billing(deps.store, accounts, clock, ids);
+  const search = new SearchService({
+    store: deps.store,
+    registry,
+    config: deps.config,
+    accounts,
+    billing,
+    upstream: deps.upstream,
+    ids,
+    clock,
+  });
+  const unavailableSharpen: SharpenHandler = {
+    review: async () => {
+      throw new ApiError("capability_unavailable", "Sharpen has no reviewers configured in this deployment.", {
+        hint: "The operator configures reviewers (docs/sharpen.md).",
+      });
+    },
+    block: (caller) => ({ ...sharpenBlock(accounts, caller), enabled: false }),
+  };
+  let sharpen: SharpenHandler = unavailableSharpen;
+  const catalog = new CatalogService({
+    registry,
+    config: deps.config,
+    accounts,
+    search,
+    sharpen: (caller) => sharpen.block(caller),
+  });
+  const authenticate = makeAuthenticator(accounts, deps.limiter);
+  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
+  if (deps.sharpen) sharpen = deps.sharpen(base);
+  return { ...base, sharpen };
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const services = createServices(deps);
+  const app = Fastify({
+    logger:
+      deps.logger === undefined
+        ? { level: deps.config.logLevel, redact: ["req.headers.authorization"] }
+        : (deps.logger as boolean),
+    disableRequestLogging: true,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: () => services.ids.requestId(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    forceCloseConnections: "idle",
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.decorate("services", services);
+  app.decorateRequest("caller", null);
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", String(request.id));
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "request",
+    );
+  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      new ApiError("not_found", `No route ${request.method} ${redactUrl(request.url.split("?")[0] ?? "")}.`, {
+        hint: "GET /v1/openapi.public.json lists every route.",
+      }),
+      request,
+      reply,
+    ),
+  );
+
+  const auth = restAuth(services.authenticate);
+  registerV1Routes(app, services, auth);
+  registerDocsRoutes(app, services, auth, {
+    version: API_VERSION,
+    probes: { database: () => deps.store.ping(), ...deps.readinessProbes },
+  });
+  return app;
+}

@@ -1,0 +1,122 @@
+/**
+ * The catalog (what is enabled and available for this caller), inspect (one capability's
+ * request schema, follow-ups, examples and cost) and the account resource.
+ */
+import type { AccountService, Caller } from "../accounts/accounts.ts";
+import { balanceOf } from "../accounts/accounts.ts";
+import type { Registry } from "../capabilities/registry.ts";
+import type { Capability, JsonObject } from "../capabilities/types.ts";
+import type { Config } from "../config.ts";
+import type { SearchService } from "../sessions/search-service.ts";
+import { type SharpenBlock, sharpenBlock } from "../sharpen/entitlement.ts";
+
+const PAGING_MORE: Record<string, string> = {
+  local: "Next page from the result set held in the session; free, no provider call.",
+  page: "Next page from the source (provider page number); billed like the search.",
+  offset: "Next slice from the source (provider offset); billed like the search.",
+  token: "Next slice from the source (provider cursor); billed like the search.",
+};
+
+/** The request schema with nothing required: what `update` params may hold. */
+export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
+  const clone = JSON.parse(JSON.stringify(cap.schema)) as JsonObject;
+  delete clone.required;
+  clone.description = "Any subset of the request fields; merged into the stored query, paging reset.";
+  return clone;
+}
+
+export class CatalogService {
+  constructor(
+    private readonly deps: {
+      registry: Registry;
+      config: Config;
+      accounts: AccountService;
+      search: SearchService;
+      sharpen: (caller: Caller) => SharpenBlock;
+    },
+  ) {}
+
+  catalog(caller: Caller) {
+    const caps = Object.values(this.deps.registry).map((cap) => {
+      const missing = this.deps.search.missingKey(cap);
+      return {
+        id: cap.id,
+        title: cap.title,
+        summary: cap.summary,
+        topic: cap.topic,
+        enabled: this.deps.accounts.isEnabled(caller, cap.id),
+        available: missing === undefined,
+        ...(missing ? { unavailable_reason: `${missing} is not set in this deployment` } : {}),
+        typical_credits: cap.typicalCredits,
+        inspect_url: `/v1/capabilities/${cap.id}`,
+      };
+    });
+    return { capabilities: caps, sharpen: this.deps.sharpen(caller), instructions: this.instructions() };
+  }
+
+  private instructions(): string {
+    const lines = [
+      "Quarry gives typed, stateful search capabilities. Flow: pick an enabled and available capability here,",
+      "GET its inspect_url for the request schema, POST the typed body to /v1/capabilities/{id}/execute, then use",
+      "POST /v1/follow-up with the search_id (`more`, `update`) or a record_id (`details` and other record actions).",
+      "Every response carries charged_credits and balance; refused and failed calls cost nothing.",
+      "Search sessions live 24 hours after their last use. Sharpen (POST /v1/sharpen) gets a second opinion on a draft",
+      "from a model of a different family than yours.",
+    ];
+    if (this.deps.config.demo) {
+      lines.push(
+        "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources;",
+        "only the example bodies shown by inspect are guaranteed to have recordings.",
+      );
+    }
+    return lines.join(" ");
+  }
+
+  inspect(capabilityId: string) {
+    const cap = this.deps.search.capability(capabilityId);
+    const missing = this.deps.search.missingKey(cap);
+    const followUps: JsonObject[] = [];
+    if (cap.paging !== "single") {
+      followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
+    }
+    if (cap.offersUpdate) {
+      followUps.push({
+        action: "update",
+        scope: "search",
+        description: "Merge params into the stored query, reset paging and run it again under the same search_id.",
+        params_schema: updateParamsSchema(cap),
+      });
+    }
+    for (const a of cap.recordActions) {
+      followUps.push({ action: a.name, scope: "record", description: a.description });
+    }
+    return {
+      id: cap.id,
+      title: cap.title,
+      description: cap.description,
+      available: missing === undefined,
+      ...(missing ? { unavailable_reason: `${missing} is not set in this deployment` } : {}),
+      execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.schema },
+      follow_ups: followUps,
+      examples: cap.examples,
+      cost: { typical_credits: cap.typicalCredits, basis: cap.costBasis },
+    };
+  }
+
+  account(caller: Caller) {
+    const stage = this.deps.accounts.sharpenStage(caller);
+    const enabled = Object.values(this.deps.registry)
+      .filter((cap) => this.deps.accounts.isEnabled(caller, cap.id))
+      .map((cap) => cap.id);
+    if (this.deps.accounts.isEnabled(caller, "sharpen") && stage !== "stock") enabled.push("sharpen");
+    return {
+      plan: { id: caller.plan.id, name: caller.plan.name },
+      status: caller.account.status,
+      cadence: caller.account.cadence,
+      credits: balanceOf(caller.account),
+      sharpen_tier: caller.plan.sharpenTier,
+      sharpen_stage: stage,
+      enabled_capabilities: enabled,
+    };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Every error leaves as the spec envelope with the request id. Fastify's own client errors
+ * (malformed JSON, wrong content type, oversized body) are 400 invalid_request, never 500.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ApiError } from "../errors.ts";
+
+const CLIENT_ERRORS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: "The body is not valid JSON.",
+  FST_ERR_CTP_EMPTY_JSON_BODY: "The body is empty; send a JSON object.",
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: "Send the body as application/json.",
+  FST_ERR_CTP_BODY_TOO_LARGE: "The body is too large.",
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length does not match the body.",
+  FST_ERR_CTP_INVALID_TYPE: "Send the body as application/json.",
+};
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fe = error as Partial<FastifyError> & { name?: string };
+  const known = fe.code ? CLIENT_ERRORS[fe.code] : undefined;
+  if (known || (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) || fe.name === "SyntaxError") {
+    return new ApiError("invalid_request", known ?? fe.message ?? "The request is not valid.", {
+      violations: [{ path: "", message: known ?? fe.message ?? "not valid" }],
+      hint: "Send a JSON object with Content-Type: application/json.",
+    });
+  }
+  return new ApiError("internal_error", "Something went wrong inside Quarry; nothing was charged.", {
+    cause: error,
+    hint: "Retry; if it persists, report the requestId.",
+  });
+}
+
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  const api = toApiError(error);
+  if (api.status >= 500 && api.code !== "capability_unavailable") {
+    request.log.error({ err: api.cause ?? api, code: api.code }, api.message);
+  }
+  if (api.headers) reply.headers(api.headers);
+  if (api.retryAfter !== undefined) reply.header("retry-after", String(api.retryAfter));
+  return reply.code(api.status).type("application/json; charset=utf-8").send(api.toEnvelope(String(request.id)));
+}

@@ -1,0 +1,202 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same schemas that validate requests: each
+ * capability gets its own execute path whose request body is exactly its inspect `body_schema`.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import type { Registry } from "../capabilities/registry.ts";
+import { API_VERSION, CONTRACT_REVISION } from "../config.ts";
+import { ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
+import { SharpenRequestSchema } from "../sharpen/schema.ts";
+import { COMPONENTS } from "./schemas.ts";
+
+type Json = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** Plain JSON of a TypeBox schema (drops TypeBox's symbol keys). */
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+
+function errorResponses(codes: ErrorCode[]): Json {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_CODES[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Json = {};
+  for (const [status, list] of byStatus) {
+    out[String(status)] = {
+      description: list.join(", "),
+      content: { "application/json": { schema: ref("ErrorEnvelope") } },
+    };
+  }
+  return out;
+}
+
+const AUTH_ERRORS: ErrorCode[] = ["unauthorized", "rate_limited", "internal_error", "service_unavailable"];
+
+function ok(name: string, description = "OK"): Json {
+  return { description, content: { "application/json": { schema: ref(name) } } };
+}
+
+export function buildOpenApi(registry: Registry): Json {
+  const paths: Json = {
+    "/v1/catalog": {
+      get: {
+        operationId: "getCatalog",
+        summary: "Capabilities, availability, Sharpen entitlement, orientation text",
+        security: [{ bearer: [] }],
+        responses: { "200": ok("CatalogResponse"), ...errorResponses(AUTH_ERRORS) },
+      },
+    },
+    "/v1/capabilities/{id}": {
+      get: {
+        operationId: "inspectCapability",
+        summary: "Inspect one capability: request schema, follow-ups, examples, cost",
+        security: [{ bearer: [] }],
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": ok("CapabilityInspectResponse"),
+          ...errorResponses([...AUTH_ERRORS, "capability_unknown"]),
+        },
+      },
+    },
+    "/v1/follow-up": {
+      post: {
+        operationId: "followUp",
+        summary: "Next page, update, or a record action",
+        security: [{ bearer: [] }],
+        requestBody: { required: true, content: { "application/json": { schema: plain(FollowUpRequestSchema) } } },
+        responses: {
+          "200": {
+            description: "ExecuteResponse for search-scope actions, RecordFollowUpResponse for record actions",
+            content: {
+              "application/json": { schema: { oneOf: [ref("ExecuteResponse"), ref("RecordFollowUpResponse")] } },
+            },
+          },
+          ...errorResponses([
+            ...AUTH_ERRORS,
+            "invalid_request",
+            "credits_exhausted",
+            "capability_disabled",
+            "record_unknown",
+            "session_expired",
+            "provider_error",
+            "capability_unavailable",
+            "provider_timeout",
+          ]),
+        },
+      },
+    },
+    "/v1/sharpen": {
+      post: {
+        operationId: "sharpen",
+        summary: "Second-opinion review of a draft by a model of another family",
+        security: [{ bearer: [] }],
+        requestBody: { required: true, content: { "application/json": { schema: plain(SharpenRequestSchema) } } },
+        responses: {
+          "200": ok("SharpenResponse"),
+          ...errorResponses([
+            ...AUTH_ERRORS,
+            "invalid_request",
+            "credits_exhausted",
+            "capability_disabled",
+            "sharpen_no_reviewer",
+            "capability_unavailable",
+            "provider_timeout",
+          ]),
+        },
+      },
+    },
+    "/v1/account": {
+      get: {
+        operationId: "getAccount",
+        summary: "Account, balance, Sharpen tier",
+        security: [{ bearer: [] }],
+        responses: { "200": ok("AccountResponse"), ...errorResponses(AUTH_ERRORS) },
+      },
+    },
+    "/v1/guide": {
+      get: {
+        operationId: "getGuide",
+        summary: "Markdown integration guide",
+        security: [{ bearer: [] }],
+        responses: {
+          "200": { description: "The guide", content: { "text/markdown": { schema: { type: "string" } } } },
+          ...errorResponses(AUTH_ERRORS),
+        },
+      },
+    },
+    "/v1/openapi.public.json": {
+      get: {
+        operationId: "getPublicOpenApi",
+        summary: "This document; no auth, not rate limited",
+        security: [],
+        responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } } },
+      },
+    },
+    "/v1/openapi.json": {
+      get: {
+        operationId: "getOpenApi",
+        summary: "This document (authenticated)",
+        security: [{ bearer: [] }],
+        responses: {
+          "200": { description: "OpenAPI 3.1 document", content: { "application/json": { schema: { type: "object" } } } },
+          ...errorResponses(AUTH_ERRORS),
+        },
+      },
+    },
+    "/health/live": {
+      get: { operationId: "live", summary: "Liveness", security: [], responses: { "200": ok("Health") } },
+    },
+    "/health/ready": {
+      get: {
+        operationId: "ready",
+        summary: "Readiness; 503 when the database probe fails",
+        security: [],
+        responses: { "200": ok("Health"), "503": ok("Health", "Not ready") },
+      },
+    },
+  };
+  for (const cap of Object.values(registry)) {
+    paths[`/v1/capabilities/${cap.id}/execute`] = {
+      post: {
+        operationId: `execute_${cap.id.replace(/\W/g, "_")}`,
+        summary: `${cap.title}: ${cap.summary}`,
+        description: cap.description,
+        tags: [cap.topic],
+        security: [{ bearer: [] }],
+        requestBody: { required: true, content: { "application/json": { schema: plain(cap.schema) } } },
+        responses: {
+          "200": ok("ExecuteResponse"),
+          ...errorResponses([
+            ...AUTH_ERRORS,
+            "invalid_request",
+            "credits_exhausted",
+            "capability_disabled",
+            "capability_unknown",
+            "provider_error",
+            "capability_unavailable",
+            "provider_timeout",
+          ]),
+        },
+      },
+    };
+  }
+  const schemas: Json = {};
+  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = plain(schema);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Quarry",
+      version: API_VERSION,
+      description: `Typed, stateful search capabilities and Sharpen for AI agents. Contract revision ${CONTRACT_REVISION}.`,
+      "x-contract-revision": CONTRACT_REVISION,
+    },
+    servers: [{ url: "/" }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (qk_live_…)" } },
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * Response and shared schemas for the OpenAPI document (request schemas live with their
+ * capability / route; these describe what the service answers).
+ */
+import { type TSchema, Type } from "@sinclair/typebox";
+import { ERROR_CODES } from "../errors.ts";
+
+const ref = (name: string) => Type.Unsafe({ $ref: `#/components/schemas/${name}` });
+
+export const Balance = Type.Object({
+  used: Type.Integer({ minimum: 0 }),
+  cap: Type.Integer({ minimum: 0 }),
+  period_end: Type.Union([Type.String({ format: "date-time" }), Type.Null()]),
+});
+
+export const Violation = Type.Object({
+  path: Type.String({ description: "JSON pointer to the offending field; empty string for the body." }),
+  message: Type.String(),
+});
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.Object({
+    code: Type.Union(Object.keys(ERROR_CODES).map((c) => Type.Literal(c))),
+    message: Type.String(),
+    hint: Type.Optional(Type.String()),
+    retryable: Type.Boolean(),
+    violations: Type.Optional(Type.Array(ref("Violation"))),
+    requestId: Type.Optional(Type.String()),
+  }),
+});
+
+export const RecordSummary = Type.Object(
+  {
+    record_id: Type.String({ pattern: "^rec_[0-9A-Za-z]{16}$" }),
+    title: Type.String(),
+    url: Type.Optional(Type.String()),
+    snippet: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true, description: "Extra keys are capability-specific (see each capability)." },
+);
+
+export const NextStep = Type.Object({
+  url: Type.String(),
+  actions: Type.Array(Type.String()),
+  example: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+});
+
+export const ExecuteResponse = Type.Object({
+  search_id: Type.String({ pattern: "^srch_[0-9A-Za-z]{16}$" }),
+  capability: Type.String(),
+  results: Type.Array(ref("RecordSummary")),
+  result_count: Type.Integer({ minimum: 0 }),
+  has_more: Type.Boolean(),
+  filters: Type.Optional(Type.Array(Type.Object({ id: Type.String(), label: Type.String(), group: Type.String() }))),
+  next: ref("NextStep"),
+  record_actions: Type.Array(Type.String()),
+  notes: Type.Optional(Type.Array(Type.String())),
+  charged_credits: Type.Integer({ minimum: 0 }),
+  balance: ref("Balance"),
+});
+
+export const Link = Type.Object({ label: Type.String(), url: Type.String() });
+
+export const RecordFollowUpResponse = Type.Object({
+  record_id: Type.String(),
+  action: Type.String(),
+  detail: Type.Unknown({ description: "Capability-specific object; untyped on the wire." }),
+  links: Type.Array(ref("Link")),
+  cached: Type.Optional(Type.Boolean()),
+  charged_credits: Type.Integer({ minimum: 0 }),
+  balance: ref("Balance"),
+});
+
+const Tier = Type.Union(["sharpen", "plus", "ultra", "ultra2x"].map((t) => Type.Literal(t)));
+const Stage = Type.Union(["stock", "stage1", "stage2", "stage3", "stage3+"].map((t) => Type.Literal(t)));
+
+export const CatalogResponse = Type.Object({
+  capabilities: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      summary: Type.String(),
+      topic: Type.String(),
+      enabled: Type.Boolean(),
+      available: Type.Boolean(),
+      unavailable_reason: Type.Optional(Type.String()),
+      typical_credits: Type.Integer({ minimum: 0 }),
+      inspect_url: Type.String(),
+    }),
+  ),
+  sharpen: Type.Object({
+    tier: Tier,
+    stage: Type.Optional(Stage),
+    stages: Type.Optional(Type.Array(Type.Object({ stage: Stage, tier: Tier }))),
+    url: Type.String(),
+    typical_credits: Type.Integer({ minimum: 0 }),
+    enabled: Type.Boolean(),
+  }),
+  instructions: Type.String(),
+});
+
+export const CapabilityInspectResponse = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  description: Type.String(),
+  available: Type.Boolean(),
+  unavailable_reason: Type.Optional(Type.String()),
+  execute: Type.Object({
+    method: Type.Literal("POST"),
+    url: Type.String(),
+    body_schema: Type.Object({}, { additionalProperties: true }),
+  }),
+  follow_ups: Type.Array(
+    Type.Object({
+      action: Type.String(),
+      scope: Type.Union([Type.Literal("search"), Type.Literal("record")]),
+      description: Type.String(),
+      params_schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    }),
+  ),
+  examples: Type.Array(Type.Object({ title: Type.String(), body: Type.Object({}, { additionalProperties: true }) })),
+  cost: Type.Object({ typical_credits: Type.Integer({ minimum: 0 }), basis: Type.String() }),
+});
+
+export const AccountResponse = Type.Object({
+  plan: Type.Object({ id: Type.String(), name: Type.String() }),
+  status: Type.Union(["free", "active", "past_due", "canceled"].map((s) => Type.Literal(s))),
+  cadence: Type.Union([Type.Literal("monthly"), Type.Literal("annual"), Type.Null()]),
+  credits: ref("Balance"),
+  sharpen_tier: Tier,
+  sharpen_stage: Type.Optional(Stage),
+  enabled_capabilities: Type.Array(Type.String()),
+});
+
+export const SharpenResponse = Type.Object({
+  tier: Tier,
+  stage: Type.Optional(Stage),
+  reviews: Type.Array(
+    Type.Object({ reviewer: Type.Object({ family: Type.String(), model: Type.String() }), review: Type.String() }),
+  ),
+  partial: Type.Boolean(),
+  routing_note: Type.Optional(Type.String()),
+  instruction: Type.String(),
+  charged_credits: Type.Integer({ minimum: 0 }),
+  balance: ref("Balance"),
+});
+
+export const Health = Type.Object({
+  status: Type.String(),
+  checks: Type.Object({}, { additionalProperties: Type.String() }),
+  version: Type.String(),
+});
+
+export const COMPONENTS: Record<string, TSchema> = {
+  Balance,
+  Violation,
+  ErrorEnvelope,
+  RecordSummary,
+  NextStep,
+  Link,
+  ExecuteResponse,
+  RecordFollowUpResponse,
+  CatalogResponse,
+  CapabilityInspectResponse,
+  AccountResponse,
+  SharpenResponse,
+  Health,
+};

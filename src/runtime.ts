@@ -1,0 +1,89 @@
+/**
+ * Starting and stopping a whole Quarry process: config → store → limiter → upstream client →
+ * app → listen, plus the background jobs (expired-session sweep, crash-left reservations) and a
+ * graceful drain on SIGTERM. Used by `npm start`, the demo and the process-level tests.
+ */
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "./app.ts";
+import { type Config, loadConfig } from "./config.ts";
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "./limits/rate-limiter.ts";
+import { createSharpenHandler } from "./sharpen/handler.ts";
+import { openStore } from "./store/open-store.ts";
+import type { Store } from "./store/types.ts";
+import { HttpUpstreamClient } from "./upstream/client.ts";
+
+/** Reservations older than this are taken as left by a crash (longest deadline is 40 s). */
+const STALE_RESERVATION_MS = 2 * 60 * 1000;
+
+export interface RunningQuarry {
+  app: FastifyInstance;
+  config: Config;
+  store: Store;
+  url: string;
+  /** Key created on first start with an empty store (printed once), else null. */
+  firstKey: string | null;
+  stop(): Promise<void>;
+}
+
+export async function startQuarry(env: Record<string, string | undefined> = process.env): Promise<RunningQuarry> {
+  const config = loadConfig(env);
+  const store = await openStore({ dataDir: config.dataDir, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  let limiter: RateLimiter;
+  if (config.redisUrl) limiter = await RedisRateLimiter.connect(config.redisUrl);
+  else limiter = new MemoryRateLimiter();
+  const upstream = new HttpUpstreamClient(config);
+  const app = await buildApp({
+    config,
+    store,
+    limiter,
+    upstream,
+    sharpen: (services) => createSharpenHandler(services),
+    ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
+  });
+
+  // The embedded store has one process: every reservation it holds was left by a crash.
+  // A shared PostgreSQL may hold other instances' in-flight reservations: only release old ones.
+  const staleBefore = () => (store.kind === "sqlite" ? Date.now() : Date.now() - STALE_RESERVATION_MS);
+  const released = await store.releaseReservationsBefore(staleBefore());
+  if (released > 0) app.log.warn({ released }, "released reservations left by an earlier crash");
+
+  let firstKey: string | null = null;
+  if ((await store.countAccounts()) === 0) {
+    const account = await app.services.accounts.createAccount("local");
+    firstKey = (await app.services.accounts.createKey(account.id, "first key")).key;
+  }
+
+  const sweep = setInterval(async () => {
+    try {
+      const before = Date.now() - config.sessionSweepGraceSeconds * 1000;
+      const swept = await store.sweepExpired(before, config.sweepBatchSize);
+      if (swept > 0) app.log.info({ swept }, "swept expired sessions");
+      if (store.kind === "postgres") await store.releaseReservationsBefore(Date.now() - STALE_RESERVATION_MS);
+    } catch (err) {
+      app.log.warn({ err: (err as Error).message }, "sweep failed; will retry");
+    }
+  }, config.sweepIntervalSeconds * 1000);
+  sweep.unref();
+
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      clearInterval(sweep);
+      // Drain in-flight requests within the grace period, then close connections regardless.
+      const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
+      timer.unref();
+      await app.close();
+      clearTimeout(timer);
+      await upstream.close().catch(() => undefined);
+      await limiter.close().catch(() => undefined);
+      await store.close().catch(() => undefined);
+    })();
+    return stopping;
+  };
+  return { app, config, store, url, firstKey, stop };
+}

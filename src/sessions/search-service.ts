@@ -1,0 +1,557 @@
+/**
+ * Execute and follow-up: the spine of a search. One service for REST and MCP.
+ *
+ * execute: capability → enabled → available → validate → reserve → search under the deadline
+ * → session + records + charge committed together → ExecuteResponse.
+ * follow-up: `more` (local slice or next provider slice), `update` (merge, revalidate, reset
+ * paging, same search_id) and record actions (stored, or fetched once then cached).
+ * See docs/architecture.md, "Session paging".
+ */
+import type { AccountService, Caller } from "../accounts/accounts.ts";
+import { balanceOf } from "../accounts/accounts.ts";
+import type { Registry } from "../capabilities/registry.ts";
+import type {
+  Capability,
+  CapabilityContext,
+  Filter,
+  JsonObject,
+  JsonValue,
+  Link,
+  RecordDraft,
+  SearchPage,
+} from "../capabilities/types.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Billing } from "../credits/billing.ts";
+import { ApiError, invalidRequest, type Violation } from "../errors.ts";
+import type { IdGenerator } from "../ids.ts";
+import type { AccountRow, RecordRow, SessionRow, Store } from "../store/types.ts";
+import type { UpstreamClient } from "../upstream/types.ts";
+import { isObject, validate } from "../validation.ts";
+import { FollowUpRequestSchema } from "./follow-up-schema.ts";
+
+export const FOLLOW_UP_URL = "/v1/follow-up";
+
+export interface Balance {
+  used: number;
+  cap: number;
+  period_end: string | null;
+}
+
+export interface ExecuteResponse {
+  search_id: string;
+  capability: string;
+  results: JsonObject[];
+  result_count: number;
+  has_more: boolean;
+  filters?: Filter[];
+  next: { url: string; actions: string[]; example: JsonObject | null };
+  record_actions: string[];
+  notes?: string[];
+  charged_credits: number;
+  balance: Balance;
+}
+
+export interface RecordFollowUpResponse {
+  record_id: string;
+  action: string;
+  detail: JsonValue;
+  links: Link[];
+  cached?: boolean;
+  charged_credits: number;
+  balance: Balance;
+}
+
+/** Paging state kept in the session row. Positions number every record the session ever got. */
+type SessionState = {
+  /** Position the next stored record gets. */
+  nextPosition: number;
+  /** First position of the current result set (after the last execute/update). */
+  start: number;
+  /** Records of the current set already returned (local paging) or stored (cursor paging). */
+  served: number;
+  /** Local paging: size of the whole current set. */
+  total?: number;
+  /** Cursor paging: where the source continues; null when it has no more. */
+  cursor?: JsonValue;
+  notes?: string[];
+  filters?: Filter[];
+};
+
+export class SearchService {
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      registry: Registry;
+      config: Config;
+      accounts: AccountService;
+      billing: Billing;
+      upstream: UpstreamClient;
+      ids: IdGenerator;
+      clock: Clock;
+    },
+  ) {}
+
+  /** The capability, or 404 capability_unknown. */
+  capability(id: string): Capability<JsonObject> {
+    const cap = Object.hasOwn(this.deps.registry, id) ? this.deps.registry[id] : undefined;
+    if (!cap) {
+      throw new ApiError("capability_unknown", `No capability "${id}".`, {
+        hint: "GET /v1/catalog lists the capabilities of this deployment.",
+      });
+    }
+    return cap;
+  }
+
+  /** The variable that makes a capability unavailable here, if any. */
+  missingKey(cap: Capability<JsonObject>): string | undefined {
+    return cap.requiredKeys.find((v) => !this.deps.config.setVariables.has(v));
+  }
+
+  private assertUsable(caller: Caller, cap: Capability<JsonObject>): void {
+    if (!this.deps.accounts.isEnabled(caller, cap.id)) {
+      throw new ApiError("capability_disabled", `${cap.id} is not enabled on the ${caller.plan.name} plan.`, {
+        hint:
+          caller.account.status === "canceled"
+            ? "The account is canceled; reactivate it to use capabilities."
+            : "Upgrade the plan, or use a capability listed as enabled in GET /v1/catalog.",
+      });
+    }
+    const missing = this.missingKey(cap);
+    if (missing) {
+      throw new ApiError("capability_unavailable", `${cap.id} is unavailable: ${missing} is not set in this deployment.`, {
+        hint: "Choose another capability; GET /v1/catalog shows which are available.",
+      });
+    }
+  }
+
+  /** Validate a whole query (schema with defaults, then the capability's cross-field rules). */
+  private validateQuery(cap: Capability<JsonObject>, body: unknown, at = ""): JsonObject {
+    if (!isObject(body)) throw invalidRequest([{ path: at, message: "must be a JSON object" }]);
+    const violations: Violation[] = validate(cap.schema, body, at);
+    if (violations.length === 0 && cap.checkRules) {
+      for (const v of cap.checkRules(body as JsonObject)) violations.push({ path: at + v.path, message: v.message });
+    }
+    if (violations.length > 0) throw invalidRequest(violations);
+    return body as JsonObject;
+  }
+
+  private context(cap: Capability<JsonObject>): { ctx: CapabilityContext; done: () => void } {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error("deadline")), cap.deadlineMs);
+    return {
+      ctx: { upstream: this.deps.upstream, signal: controller.signal, now: () => new Date(this.deps.clock.now()) },
+      done: () => clearTimeout(timer),
+    };
+  }
+
+  /** Run the adapter under the deadline; unexpected adapter failures are provider errors, not 500s. */
+  private async runSearch(cap: Capability<JsonObject>, query: JsonObject, cursor: JsonValue): Promise<SearchPage> {
+    const { ctx, done } = this.context(cap);
+    try {
+      return await cap.search(ctx, query, cursor);
+    } catch (err) {
+      throw asProviderError(err, cap.id, ctx.signal.aborted);
+    } finally {
+      done();
+    }
+  }
+
+  private records(searchId: string, accountId: string, drafts: RecordDraft[], from: number): RecordRow[] {
+    return drafts.map((d, i) => ({
+      id: this.deps.ids.recordId(),
+      searchId,
+      accountId,
+      position: from + i,
+      summary: d.summary,
+      ref: d.ref ?? null,
+      detail: d.detail ?? null,
+      links: d.links ?? null,
+      actions: {},
+    }));
+  }
+
+  private expiry(): number {
+    return this.deps.clock.now() + this.deps.config.sessionTtlSeconds * 1000;
+  }
+
+  /** Build the state and the visible slice for a fresh result set (execute or update). */
+  private freshSet(cap: Capability<JsonObject>, query: JsonObject, page: SearchPage, rows: RecordRow[], start: number) {
+    const local = cap.paging === "local";
+    const visible = local ? rows.slice(0, cap.pageSize(query)) : rows;
+    const state: SessionState = {
+      nextPosition: start + rows.length,
+      start,
+      served: visible.length,
+      ...(local ? { total: rows.length } : { cursor: cap.paging === "single" ? null : (page.next ?? null) }),
+      ...(page.notes?.length ? { notes: page.notes } : {}),
+      ...(page.filters?.length ? { filters: page.filters } : {}),
+    };
+    return { state, visible };
+  }
+
+  async execute(caller: Caller, capabilityId: string, body: unknown, requestId: string): Promise<ExecuteResponse> {
+    const cap = this.capability(capabilityId);
+    this.assertUsable(caller, cap);
+    const query = this.validateQuery(cap, body);
+    const searchId = this.deps.ids.searchId();
+    const billed = await this.deps.billing.run(
+      caller,
+      { capability: cap.id, operation: "execute", maxCredits: cap.maxCredits(query), requestId },
+      async () => {
+        const page = await this.runSearch(cap, query, null);
+        const rows = this.records(searchId, caller.account.id, page.records, 0);
+        const { state, visible } = this.freshSet(cap, query, page, rows, 0);
+        const now = this.deps.clock.now();
+        const session: SessionRow = {
+          id: searchId,
+          accountId: caller.account.id,
+          capability: cap.id,
+          query,
+          state: stateJson(state),
+          expiresAt: this.expiry(),
+          createdAt: now,
+        };
+        return {
+          result: { state, visible },
+          credits: page.credits,
+          ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
+          persist: { newSession: { session, records: rows } },
+        };
+      },
+    );
+    return this.executeResponse(cap, searchId, billed.result.state, billed.result.visible, billed.charged, billed.account);
+  }
+
+  private executeResponse(
+    cap: Capability<JsonObject>,
+    searchId: string,
+    state: SessionState,
+    visible: RecordRow[],
+    charged: number,
+    account: AccountRow,
+  ): ExecuteResponse {
+    const hasMore = hasMoreOf(cap, state);
+    const results = visible.map((r) => ({ record_id: r.id, ...r.summary }));
+    const actions = searchActions(cap);
+    let example: JsonObject | null = null;
+    if (hasMore) example = { search_id: searchId, action: "more" };
+    else if (results.length > 0 && cap.recordActions.length > 0) {
+      example = { record_id: results[0]!.record_id, action: cap.recordActions[0]!.name };
+    } else if (cap.offersUpdate) example = { search_id: searchId, action: "update", params: {} };
+    return {
+      search_id: searchId,
+      capability: cap.id,
+      results,
+      result_count: results.length,
+      has_more: hasMore,
+      ...(state.filters ? { filters: state.filters } : {}),
+      next: { url: FOLLOW_UP_URL, actions, example },
+      record_actions: cap.recordActions.map((a) => a.name),
+      ...(state.notes ? { notes: state.notes } : {}),
+      charged_credits: charged,
+      balance: balanceOf(account),
+    };
+  }
+
+  /** Serialize follow-ups on one session inside this instance (paging state is read-modify-write). */
+  private async withLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(key) ?? Promise.resolve();
+    const run = previous.catch(() => undefined).then(fn);
+    this.locks.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(key) === run) this.locks.delete(key);
+    }
+  }
+
+  async followUp(
+    caller: Caller,
+    body: unknown,
+    requestId: string,
+  ): Promise<ExecuteResponse | RecordFollowUpResponse> {
+    if (!isObject(body)) throw invalidRequest([{ path: "", message: "must be a JSON object" }]);
+    const violations = validate(FollowUpRequestSchema, body);
+    const hasSearch = body.search_id !== undefined;
+    const hasRecord = body.record_id !== undefined;
+    if (hasSearch && hasRecord) violations.push({ path: "/record_id", message: "give exactly one of search_id or record_id, not both" });
+    if (!hasSearch && !hasRecord) violations.push({ path: "", message: "give exactly one of search_id or record_id" });
+    if (violations.length > 0) throw invalidRequest(violations);
+    const action = body.action as string;
+    const params = body.params as JsonObject | undefined;
+    if (hasSearch) {
+      const id = body.search_id as string;
+      return this.withLock(id, () => this.searchFollowUp(caller, id, action, params, requestId));
+    }
+    const id = body.record_id as string;
+    return this.withLock(id, () => this.recordFollowUp(caller, id, action, params, requestId));
+  }
+
+  private async liveSession(caller: Caller, searchId: string): Promise<SessionRow> {
+    const session = await this.deps.store.getSession(searchId);
+    if (!session || session.accountId !== caller.account.id) {
+      throw new ApiError("record_unknown", `No search "${searchId}" for this account.`);
+    }
+    if (session.expiresAt <= this.deps.clock.now()) throw expired();
+    return session;
+  }
+
+  private async searchFollowUp(
+    caller: Caller,
+    searchId: string,
+    action: string,
+    params: JsonObject | undefined,
+    requestId: string,
+  ): Promise<ExecuteResponse> {
+    const session = await this.liveSession(caller, searchId);
+    const cap = this.capability(session.capability);
+    this.assertUsable(caller, cap);
+    const state = session.state as unknown as SessionState;
+    if (action === "more") {
+      if (params !== undefined) throw invalidRequest([{ path: "/params", message: "more takes no params" }]);
+      if (cap.paging === "single") {
+        throw invalidRequest([{ path: "/action", message: `${cap.id} returns a single result; more is not offered` }]);
+      }
+      return cap.paging === "local"
+        ? this.moreLocal(caller, cap, session, state, requestId)
+        : this.moreFromSource(caller, cap, session, state, requestId);
+    }
+    if (action === "update") {
+      if (!cap.offersUpdate) throw invalidRequest([{ path: "/action", message: `${cap.id} does not offer update` }]);
+      return this.update(caller, cap, session, state, params ?? {}, requestId);
+    }
+    const known = searchActions(cap);
+    throw invalidRequest([
+      {
+        path: "/action",
+        message: cap.recordActions.some((a) => a.name === action)
+          ? `${action} is a record action; send it with a record_id`
+          : `unknown action "${action}" for a search; offered: ${known.join(", ") || "none"}`,
+      },
+    ]);
+  }
+
+  private async moreLocal(
+    caller: Caller,
+    cap: Capability<JsonObject>,
+    session: SessionRow,
+    state: SessionState,
+    requestId: string,
+  ): Promise<ExecuteResponse> {
+    const size = cap.pageSize(session.query);
+    const from = state.start + state.served;
+    const to = Math.min(from + size, state.start + (state.total ?? 0));
+    const visible = to > from ? await this.deps.store.getRecords(session.id, from, to) : [];
+    const next: SessionState = { ...state, served: state.served + visible.length };
+    const billed = await this.deps.billing.run(
+      caller,
+      { capability: cap.id, operation: "more", maxCredits: 0, requestId },
+      async () => ({
+        result: null,
+        credits: 0,
+        persist: { sessionUpdate: { id: session.id, state: stateJson(next), expiresAt: this.expiry(), records: [] } },
+      }),
+    );
+    return this.executeResponse(cap, session.id, next, visible, billed.charged, billed.account);
+  }
+
+  private async moreFromSource(
+    caller: Caller,
+    cap: Capability<JsonObject>,
+    session: SessionRow,
+    state: SessionState,
+    requestId: string,
+  ): Promise<ExecuteResponse> {
+    // Past the end: an empty page, free, no provider call.
+    const exhausted = state.cursor === null || state.cursor === undefined;
+    const billed = await this.deps.billing.run(
+      caller,
+      { capability: cap.id, operation: "more", maxCredits: exhausted ? 0 : cap.maxCredits(session.query), requestId },
+      async () => {
+        const page: SearchPage = exhausted
+          ? { records: [], next: null, credits: 0 }
+          : await this.runSearch(cap, session.query, state.cursor ?? null);
+        const rows = this.records(session.id, caller.account.id, page.records, state.nextPosition);
+        const next: SessionState = {
+          ...state,
+          nextPosition: state.nextPosition + rows.length,
+          served: state.served + rows.length,
+          cursor: page.next ?? null,
+          ...(page.notes?.length ? { notes: page.notes } : {}),
+          ...(page.filters?.length ? { filters: page.filters } : {}),
+        };
+        return {
+          result: { next, rows },
+          credits: page.credits,
+          ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
+          persist: { sessionUpdate: { id: session.id, state: stateJson(next), expiresAt: this.expiry(), records: rows } },
+        };
+      },
+    );
+    return this.executeResponse(cap, session.id, billed.result.next, billed.result.rows, billed.charged, billed.account);
+  }
+
+  private async update(
+    caller: Caller,
+    cap: Capability<JsonObject>,
+    session: SessionRow,
+    state: SessionState,
+    params: JsonObject,
+    requestId: string,
+  ): Promise<ExecuteResponse> {
+    // Only request fields may be sent; report unknown ones at /params/<key> before merging.
+    const fields = Object.keys(cap.schema.properties);
+    const unknown = Object.keys(params).filter((k) => !fields.includes(k));
+    if (unknown.length > 0) {
+      throw invalidRequest(unknown.map((k) => ({ path: `/params/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, message: `unknown field "${k}"` })));
+    }
+    const merged = cap.mergeUpdate ? cap.mergeUpdate(session.query, params) : defaultMerge(session.query, params);
+    const query = this.validateQuery(cap, merged, "/params");
+    const start = state.nextPosition;
+    const billed = await this.deps.billing.run(
+      caller,
+      { capability: cap.id, operation: "update", maxCredits: cap.maxCredits(query), requestId },
+      async () => {
+        const page = await this.runSearch(cap, query, null);
+        const rows = this.records(session.id, caller.account.id, page.records, start);
+        const fresh = this.freshSet(cap, query, page, rows, start);
+        return {
+          result: fresh,
+          credits: page.credits,
+          ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
+          persist: {
+            sessionUpdate: { id: session.id, query, state: stateJson(fresh.state), expiresAt: this.expiry(), records: rows },
+          },
+        };
+      },
+    );
+    return this.executeResponse(cap, session.id, billed.result.state, billed.result.visible, billed.charged, billed.account);
+  }
+
+  private async recordFollowUp(
+    caller: Caller,
+    recordId: string,
+    action: string,
+    params: JsonObject | undefined,
+    requestId: string,
+  ): Promise<RecordFollowUpResponse> {
+    const found = await this.deps.store.getRecord(recordId);
+    if (!found || found.record.accountId !== caller.account.id || found.session.accountId !== caller.account.id) {
+      throw new ApiError("record_unknown", `No record "${recordId}" for this account.`);
+    }
+    const { record, session } = found;
+    if (session.expiresAt <= this.deps.clock.now()) throw expired();
+    const cap = this.capability(session.capability);
+    this.assertUsable(caller, cap);
+    const def = cap.recordActions.find((a) => a.name === action);
+    if (!def) {
+      throw invalidRequest([
+        {
+          path: "/action",
+          message: `unknown record action "${action}" for ${cap.id}; offered: ${cap.recordActions.map((a) => a.name).join(", ") || "none"}`,
+        },
+      ]);
+    }
+    if (params !== undefined) throw invalidRequest([{ path: "/params", message: "record actions take no params" }]);
+
+    const cached = record.actions[action];
+    const stored = def.mode === "stored" && record.detail !== null ? { detail: record.detail, links: record.links ?? [] } : null;
+    if (cached || stored) {
+      // Served without a provider call: free; the session's life is extended.
+      const hit = (cached ?? stored)!;
+      const billed = await this.deps.billing.run(
+        caller,
+        { capability: cap.id, operation: action, maxCredits: 0, requestId },
+        async () => ({
+          result: null,
+          credits: 0,
+          persist: { sessionUpdate: { id: session.id, state: session.state, expiresAt: this.expiry(), records: [] } },
+        }),
+      );
+      return this.recordResponse(recordId, action, hit.detail, hit.links, true, billed.charged, billed.account);
+    }
+    if (!cap.runAction) throw expired("The stored detail of this record is no longer available; execute the search again.");
+    const runAction = cap.runAction.bind(cap);
+    const billed = await this.deps.billing.run(
+      caller,
+      { capability: cap.id, operation: action, maxCredits: def.credits, requestId },
+      async () => {
+        const { ctx, done } = this.context(cap);
+        try {
+          const view = { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
+          const out = await runAction(ctx, action, view);
+          return {
+            result: out,
+            credits: out.credits,
+            ...(out.costUsd === undefined ? {} : { costUsd: out.costUsd }),
+            persist: { recordAction: { recordId, action, result: { detail: out.detail, links: out.links } } },
+          };
+        } catch (err) {
+          throw asProviderError(err, cap.id, ctx.signal.aborted);
+        } finally {
+          done();
+        }
+      },
+    );
+    await this.deps.store.touchSession(session.id, this.expiry());
+    return this.recordResponse(recordId, action, billed.result.detail, billed.result.links, false, billed.charged, billed.account);
+  }
+
+  private recordResponse(
+    recordId: string,
+    action: string,
+    detail: JsonValue,
+    links: Link[],
+    cached: boolean,
+    charged: number,
+    account: AccountRow,
+  ): RecordFollowUpResponse {
+    return { record_id: recordId, action, detail, links, cached, charged_credits: charged, balance: balanceOf(account) };
+  }
+}
+
+/** Session state is stored as JSON; its fields are all JSON values. */
+function stateJson(state: SessionState): JsonObject {
+  return state as unknown as JsonObject;
+}
+
+function hasMoreOf(cap: Capability<JsonObject>, state: SessionState): boolean {
+  if (cap.paging === "single") return false;
+  if (cap.paging === "local") return state.served < (state.total ?? 0);
+  return state.cursor !== null && state.cursor !== undefined;
+}
+
+/** Search-scope actions a capability accepts (spec 2.5 `next.actions`). */
+export function searchActions(cap: Capability<JsonObject>): string[] {
+  const actions: string[] = [];
+  if (cap.paging !== "single") actions.push("more");
+  if (cap.offersUpdate) actions.push("update");
+  return actions;
+}
+
+/** Shallow merge; a null param removes the stored field (its default then applies again). */
+function defaultMerge(stored: JsonObject, params: JsonObject): JsonObject {
+  const merged: JsonObject = { ...stored };
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  return merged;
+}
+
+function expired(message = "This search was unused for too long and has expired; execute it again."): ApiError {
+  return new ApiError("session_expired", message, { hint: "Run the execute call again to get a fresh search_id." });
+}
+
+/** Adapter failures that are not ApiErrors (unexpected body shapes) are the provider's fault. */
+function asProviderError(err: unknown, capabilityId: string, timedOut: boolean): unknown {
+  if (err instanceof ApiError) return err;
+  if (timedOut) return new ApiError("provider_timeout", `${capabilityId}: the provider did not answer before the deadline.`);
+  return new ApiError("provider_error", `${capabilityId}: the provider's answer could not be read.`, {
+    cause: err,
+    hint: "The upstream answered in an unexpected shape; nothing was charged.",
+  });
+}

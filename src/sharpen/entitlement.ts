@@ -1,0 +1,58 @@
+/**
+ * Sharpen entitlement: stages, tiers and what the plan allows. Shared by the catalog's `sharpen`
+ * block, GET /v1/account and POST /v1/sharpen.
+ */
+import type { AccountService, Caller } from "../accounts/accounts.ts";
+import type { SharpenStage, SharpenTier } from "../config.ts";
+
+export const STAGE_TIER: Record<Exclude<SharpenStage, "stock">, SharpenTier> = {
+  stage1: "sharpen",
+  stage2: "plus",
+  stage3: "ultra",
+  "stage3+": "ultra2x",
+};
+
+export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
+export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
+
+/** Default credits per tier (configurable in the Sharpen config). */
+export const DEFAULT_TIER_CREDITS: Record<SharpenTier, number> = { sharpen: 5, plus: 10, ultra: 20, ultra2x: 40 };
+
+export function tierRank(tier: SharpenTier): number {
+  return TIERS.indexOf(tier);
+}
+
+/** Stages whose tier does not exceed the plan's tier. */
+export function allowedStages(planTier: SharpenTier): { stage: SharpenStage; tier: SharpenTier }[] {
+  return (Object.entries(STAGE_TIER) as [Exclude<SharpenStage, "stock">, SharpenTier][])
+    .filter(([, tier]) => tierRank(tier) <= tierRank(planTier))
+    .map(([stage, tier]) => ({ stage, tier }));
+}
+
+export interface SharpenBlock {
+  tier: SharpenTier;
+  stage?: SharpenStage;
+  stages?: { stage: SharpenStage; tier: SharpenTier }[];
+  url: string;
+  typical_credits: number;
+  enabled: boolean;
+}
+
+/** The catalog's `sharpen` block for a caller. */
+export function sharpenBlock(
+  accounts: AccountService,
+  caller: Caller,
+  tierCredits: Record<SharpenTier, number> = DEFAULT_TIER_CREDITS,
+): SharpenBlock {
+  const stage = accounts.sharpenStage(caller);
+  const tier = caller.plan.sharpenTier;
+  const effectiveTier = stage === "stock" ? tier : STAGE_TIER[stage];
+  return {
+    tier,
+    stage,
+    stages: allowedStages(tier),
+    url: "/v1/sharpen",
+    typical_credits: tierCredits[effectiveTier],
+    enabled: accounts.isEnabled(caller, "sharpen") && stage !== "stock",
+  };
+}

@@ -1,0 +1,28 @@
+/** SharpenRequest of spec 4.8 (no extra keys). The 60,000-character combined limit is a rule in code. */
+import { Type } from "@sinclair/typebox";
+
+export const SHARPEN_INPUT_LIMIT = 60_000;
+
+export const CALLER_PROVIDERS = ["family_a", "family_b", "family_c", "family_d", "family_e", "family_f", "family_g", "other"] as const;
+
+export const SharpenRequestSchema = Type.Object(
+  {
+    task: Type.String({ minLength: 1, description: "What the user asked." }),
+    context: Type.Optional(Type.String({ description: "Facts, constraints, data for the reviewer." })),
+    approach: Type.Optional(Type.String({ description: "How the draft was made." })),
+    draft: Type.String({ minLength: 1, description: "The answer to review." }),
+    caller_provider: Type.Union(
+      CALLER_PROVIDERS.map((v) => Type.Literal(v)),
+      { description: "The caller's model family; the reviewer is always from another one." },
+    ),
+    stage: Type.Optional(
+      Type.Union([Type.Literal("stage1"), Type.Literal("stage2"), Type.Literal("stage3"), Type.Literal("stage3+")], {
+        description: "Omit to use the saved stage; a per-call stage never changes the saved one.",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: `task, context, approach and draft together hold at most ${SHARPEN_INPUT_LIMIT - 1} characters (60,000 or more is refused).`,
+  },
+);

@@ -1,0 +1,93 @@
+/**
+ * One validator for every body (REST and MCP alike): Ajv over the TypeBox schemas, all errors,
+ * server-side defaults, no coercion. Ajv errors become spec violations with JSON pointers:
+ * an unknown key points at the key itself, a missing one at where it belongs.
+ */
+import type { TSchema } from "@sinclair/typebox";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import { pointer, type Violation } from "./errors.ts";
+
+// ajv-formats ships CommonJS; its default export is the plugin function.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+// `verbose` keeps each error's schema so a union of constants can be reported as one "must be one of".
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, messages: true, verbose: true });
+addFormats(ajv);
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compile(schema: TSchema): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+function describe(err: ErrorObject): Violation {
+  const base = err.instancePath;
+  switch (err.keyword) {
+    case "additionalProperties": {
+      const key = String((err.params as { additionalProperty: string }).additionalProperty);
+      return { path: base + pointer(key), message: `unknown field "${key}"` };
+    }
+    case "required": {
+      const key = String((err.params as { missingProperty: string }).missingProperty);
+      return { path: base + pointer(key), message: "is required" };
+    }
+    case "enum": {
+      const allowed = (err.params as { allowedValues: unknown[] }).allowedValues;
+      return { path: base, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` };
+    }
+    case "type":
+      return { path: base, message: `must be ${(err.params as { type: string }).type}` };
+    default:
+      return { path: base, message: err.message ?? "is not valid" };
+  }
+}
+
+/**
+ * Validate `data` in place (defaults are applied to it) and return the violations, with paths
+ * prefixed by `at` (e.g. "/params" when validating follow-up params).
+ */
+export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
+  const fn = compile(schema);
+  if (fn(data)) return [];
+  const seen = new Set<string>();
+  const out: Violation[] = [];
+  const errors = fn.errors ?? [];
+  // A union of constants (an enum written as anyOf) becomes one violation listing the values;
+  // its branches' errors are dropped.
+  const collapsed = new Set<string>();
+  for (const err of errors) {
+    if (err.keyword !== "anyOf" || !Array.isArray(err.schema)) continue;
+    const branches = err.schema as { const?: unknown }[];
+    if (!branches.every((b) => b && typeof b === "object" && "const" in b)) continue;
+    collapsed.add(err.schemaPath);
+    const values = branches.map((b) => JSON.stringify(b.const)).join(", ");
+    out.push({ path: at + err.instancePath, message: `must be one of ${values}` });
+    seen.add(at + err.instancePath + "\u0000" + out.at(-1)!.message);
+  }
+  // A wrong type is the root cause: other complaints about the same value add nothing.
+  const wrongType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
+  for (const err of errors) {
+    if ([...collapsed].some((p) => err.schemaPath.startsWith(p + "/"))) continue;
+    if (err.keyword !== "type" && wrongType.has(err.instancePath)) continue;
+    // anyOf/oneOf summaries repeat what their branches said; the branch errors are kept.
+    if (err.keyword === "anyOf" || err.keyword === "oneOf" || err.keyword === "if") continue;
+    const v = describe(err);
+    const violation = { path: at + v.path, message: v.message };
+    const key = violation.path + "\u0000" + violation.message;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(violation);
+  }
+  return out;
+}
+
+/** Whether a value is a plain JSON object (not null, not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,423 @@
+/**
+ * End-to-end over real HTTP against the replay upstream: every platform endpoint, every error code
+ * reachable by its condition, and each reference capability's execute, more, update and record
+ * actions with their charges. Runs on the embedded store, or PostgreSQL + Redis when their URLs are set.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+import { expectCommonFailures } from "./helpers/common-route-tests.ts";
+
+const PLANS = JSON.stringify([
+  { id: "free", name: "Free", credits: 1000, period: "once", rateLimitPerMinute: 60, capabilities: "*" },
+  { id: "pro", name: "Pro", credits: 20000, period: "monthly", rateLimitPerMinute: 60, capabilities: "*", sharpenTier: "ultra2x" },
+  { id: "tiny", name: "Tiny", credits: 40, period: "once", rateLimitPerMinute: 1000, capabilities: "*" },
+  { id: "narrow", name: "Narrow", credits: 100, period: "once", rateLimitPerMinute: 60, capabilities: ["academic.search"] },
+  { id: "slow", name: "Slow", credits: 100, period: "once", rateLimitPerMinute: 3, capabilities: "*" },
+]);
+
+let h: Harness;
+let key: string;
+let accountId: string;
+
+before(async () => {
+  h = await startHarness({ env: { QUARRY_PLANS: PLANS, SESSION_TTL_SECONDS: "3600" } });
+  ({ key, accountId } = await h.account("free"));
+});
+after(async () => {
+  await h.close();
+});
+
+const post = (path: string, body: unknown, k = key) => h.call("POST", path, { key: k, body });
+const get = (path: string, k = key) => h.call("GET", path, { key: k });
+
+function assertEnvelope(res: { status: number; body: { error: { code: string; requestId: string; retryable: boolean } }; headers: Headers }, status: number, code: string) {
+  assert.equal(res.status, status, JSON.stringify(res.body));
+  assert.equal(res.body.error.code, code);
+  assert.equal(typeof res.body.error.retryable, "boolean");
+  assert.match(res.body.error.requestId, /^req_/);
+  assert.equal(res.headers.get("x-request-id"), res.body.error.requestId);
+}
+
+describe("public endpoints", () => {
+  test("the public OpenAPI document needs no key and is not rate limited", async () => {
+    const res = await h.call("GET", "/v1/openapi.public.json");
+    assert.equal(res.status, 200);
+    assert.equal(res.body.openapi, "3.1.0");
+    assert.equal(res.body.info.version, "0.1.0");
+    assert.match(JSON.stringify(res.body.info), /2026-09-22/);
+    assert.equal(res.headers.get("ratelimit-limit"), null);
+  });
+
+  test("health live and ready report status, checks and version", async () => {
+    const live = await h.call("GET", "/health/live");
+    assert.deepEqual(live.body, { status: "ok", checks: {}, version: "0.1.0" });
+    const ready = await h.call("GET", "/health/ready");
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.checks.database, "ok");
+  });
+
+  test("unknown route is 404 not_found in the envelope", async () => {
+    assertEnvelope(await get("/v1/nothing-here"), 404, "not_found");
+  });
+});
+
+describe("authentication", () => {
+  test("common failures on every authenticated route", async () => {
+    await expectCommonFailures(h, [
+      ["GET", "/v1/catalog"],
+      ["GET", "/v1/capabilities/recipes.search"],
+      ["POST", "/v1/capabilities/recipes.search/execute"],
+      ["POST", "/v1/follow-up"],
+      ["POST", "/v1/sharpen"],
+      ["GET", "/v1/account"],
+      ["GET", "/v1/guide"],
+      ["GET", "/v1/openapi.json"],
+    ]);
+  });
+
+  test("a revoked key answers 401", async () => {
+    const fresh = await h.account();
+    const keys = await h.store.listKeys(fresh.accountId);
+    assert.equal((await get("/v1/account", fresh.key)).status, 200);
+    await h.store.revokeKey(keys[0]!.id, Date.now());
+    assertEnvelope(await get("/v1/account", fresh.key), 401, "unauthorized");
+  });
+});
+
+describe("catalog, inspect, account, guide", () => {
+  test("catalog lists exactly the implemented capabilities with availability", async () => {
+    const res = await get("/v1/catalog");
+    assert.equal(res.status, 200);
+    const ids = res.body.capabilities.map((c: { id: string }) => c.id).sort();
+    assert.deepEqual(ids, ["academic.search", "markets.quote", "music.search", "recipes.search"]);
+    for (const c of res.body.capabilities) {
+      assert.equal(c.enabled, true);
+      assert.equal(c.available, true);
+      assert.equal(c.inspect_url, `/v1/capabilities/${c.id}`);
+      assert.equal(Number.isInteger(c.typical_credits), true);
+    }
+    assert.equal(res.body.sharpen.url, "/v1/sharpen");
+    assert.equal(typeof res.body.instructions, "string");
+  });
+
+  test("inspect body_schema equals the OpenAPI execute schema", async () => {
+    const doc = (await h.call("GET", "/v1/openapi.public.json")).body;
+    for (const id of ["academic.search", "music.search", "recipes.search", "markets.quote"]) {
+      const res = await get(`/v1/capabilities/${id}`);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.execute.method, "POST");
+      assert.equal(res.body.execute.url, `/v1/capabilities/${id}/execute`);
+      const fromDoc = doc.paths[`/v1/capabilities/${id}/execute`].post.requestBody.content["application/json"].schema;
+      assert.deepEqual(res.body.execute.body_schema, fromDoc);
+      assert.equal(res.body.execute.body_schema.additionalProperties, false);
+      assert.ok(res.body.examples.length > 0);
+    }
+  });
+
+  test("inspect of an unknown capability is 404 capability_unknown", async () => {
+    assertEnvelope(await get("/v1/capabilities/nope.search"), 404, "capability_unknown");
+    assertEnvelope(await post("/v1/capabilities/nope.search/execute", {}), 404, "capability_unknown");
+  });
+
+  test("account has the spec 2.9 fields and no-store", async () => {
+    const res = await get("/v1/account");
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.plan, { id: "free", name: "Free" });
+    assert.equal(res.body.status, "free");
+    assert.equal(res.body.cadence, null);
+    assert.deepEqual(res.body.credits, { used: 0, cap: 1000, period_end: null });
+    assert.ok(["sharpen", "plus", "ultra", "ultra2x"].includes(res.body.sharpen_tier));
+    assert.ok(res.body.enabled_capabilities.includes("recipes.search"));
+    assert.equal(res.headers.get("cache-control"), "no-store");
+  });
+
+  test("a monthly plan has a period end on the anniversary", async () => {
+    const pro = await h.account("pro");
+    const res = await get("/v1/account", pro.key);
+    assert.equal(res.body.status, "active");
+    assert.equal(res.body.cadence, "monthly");
+    assert.equal(res.body.credits.cap, 20000);
+    assert.ok(Date.parse(res.body.credits.period_end) > Date.now());
+  });
+
+  test("guide is markdown", async () => {
+    const res = await get("/v1/guide");
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /text\/markdown/);
+    assert.match(res.text, /recipes\.search/);
+  });
+});
+
+describe("validation", () => {
+  test("unknown keys point at the key; bounds and types are reported", async () => {
+    const res = await post("/v1/capabilities/academic.search/execute", { query: "x", num: 99, extra: 1, sort: 3 });
+    assertEnvelope(res, 400, "invalid_request");
+    const paths = res.body.error.violations.map((v: { path: string }) => v.path).sort();
+    assert.deepEqual(paths, ["/extra", "/num", "/sort"]);
+  });
+
+  test("missing required field points where it belongs", async () => {
+    const res = await post("/v1/capabilities/markets.quote/execute", {});
+    assertEnvelope(res, 400, "invalid_request");
+    assert.deepEqual(res.body.error.violations.map((v: { path: string }) => v.path), ["/symbol"]);
+  });
+
+  test("cross-field rules give violations", async () => {
+    const a = await post("/v1/capabilities/academic.search/execute", { query: "x", from_year: 2020, to_year: 2010 });
+    assertEnvelope(a, 400, "invalid_request");
+    assert.ok(a.body.error.violations.some((v: { path: string }) => v.path === "/from_year"));
+    const r = await post("/v1/capabilities/recipes.search/execute", { query: "a", category: "Seafood" });
+    assertEnvelope(r, 400, "invalid_request");
+    assert.ok(r.body.error.violations.length > 0);
+    const none = await post("/v1/capabilities/recipes.search/execute", {});
+    assertEnvelope(none, 400, "invalid_request");
+  });
+
+  test("malformed JSON, wrong content type, non-object and oversized bodies are 400", async () => {
+    assertEnvelope(await h.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: "{not json" }), 400, "invalid_request");
+    assertEnvelope(
+      await h.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: "query=x", headers: { "content-type": "text/plain" } }),
+      400,
+      "invalid_request",
+    );
+    const arr = await post("/v1/capabilities/recipes.search/execute", [1, 2]);
+    assertEnvelope(arr, 400, "invalid_request");
+    assert.equal(arr.body.error.violations[0].path, "");
+    const big = await post("/v1/capabilities/recipes.search/execute", { query: "x".repeat(h.config.bodyLimitBytes + 10) });
+    assertEnvelope(big, 400, "invalid_request");
+    const empty = await h.call("POST", "/v1/follow-up", { key, headers: { "content-type": "application/json" }, body: "" });
+    assertEnvelope(empty, 400, "invalid_request");
+  });
+
+  test("follow-up needs exactly one of search_id or record_id, in their formats", async () => {
+    const none = await post("/v1/follow-up", { action: "more" });
+    assertEnvelope(none, 400, "invalid_request");
+    assert.equal(none.body.error.violations[0].path, "");
+    const both = await post("/v1/follow-up", { action: "more", search_id: "srch_0123456789abcdef", record_id: "rec_0123456789abcdef" });
+    assertEnvelope(both, 400, "invalid_request");
+    assert.ok(both.body.error.violations.some((v: { path: string }) => v.path === "/record_id"));
+    const bad = await post("/v1/follow-up", { action: "", search_id: "srch_short", extra: true });
+    assertEnvelope(bad, 400, "invalid_request");
+    assert.deepEqual(bad.body.error.violations.map((v: { path: string }) => v.path).sort(), ["/action", "/extra", "/search_id"]);
+  });
+});
+
+describe("reference capabilities", () => {
+  test("academic.search: execute, more (page), details fetched then cached", async () => {
+    const ex = await post("/v1/capabilities/academic.search/execute", { query: "state of open access" });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    assert.match(ex.body.search_id, /^srch_[0-9A-Za-z]{16}$/);
+    assert.equal(ex.body.capability, "academic.search");
+    assert.ok(ex.body.result_count >= 1);
+    assert.equal(ex.body.result_count, ex.body.results.length);
+    const rec = ex.body.results[0];
+    assert.match(rec.record_id, /^rec_[0-9A-Za-z]{16}$/);
+    assert.match(rec.openalex_id, /^W\d+$/);
+    assert.equal(ex.body.charged_credits, 0);
+    assert.deepEqual(ex.body.record_actions, ["details"]);
+    assert.deepEqual(ex.body.next.actions, ["more", "update"]);
+    const d1 = await post("/v1/follow-up", { record_id: rec.record_id, action: "details" });
+    assert.equal(d1.status, 200, JSON.stringify(d1.body));
+    assert.equal(d1.body.cached, false);
+    assert.equal(d1.body.charged_credits, 0);
+    const d2 = await post("/v1/follow-up", { record_id: rec.record_id, action: "details" });
+    assert.equal(d2.body.cached, true);
+    assert.deepEqual(d2.body.detail, d1.body.detail);
+    const more = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" });
+    assert.equal(more.status, 200, JSON.stringify(more.body));
+    assert.equal(more.body.search_id, ex.body.search_id);
+  });
+
+  test("music.search: execute and more (offset) keep the search_id; details stored", async () => {
+    const ex = await post("/v1/capabilities/music.search/execute", { query: "Soliloquy", num: 5 });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    assert.equal(ex.body.results.length, 5);
+    assert.equal(ex.body.results[0].kind, "track");
+    assert.equal(ex.body.has_more, true);
+    assert.deepEqual(ex.body.next.example, { search_id: ex.body.search_id, action: "more" });
+    const more = await post("/v1/follow-up", ex.body.next.example);
+    assert.equal(more.status, 200, JSON.stringify(more.body));
+    assert.equal(more.body.search_id, ex.body.search_id);
+    assert.equal(more.body.charged_credits, 0);
+    const requested = h.replay.requests.filter((r) => r.path.startsWith("/deezer/search")).at(-1);
+    assert.equal(requested?.query.index, "5");
+    const det = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "details" });
+    assert.equal(det.status, 200, JSON.stringify(det.body));
+    assert.equal(det.body.charged_credits, 0);
+  });
+
+  test("recipes.search: local paging is free and served from the session; update keeps the search_id", async () => {
+    const before = h.replay.requests.length;
+    const ex = await post("/v1/capabilities/recipes.search/execute", { category: "Seafood", num: 10 });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    assert.equal(ex.body.results.length, 10);
+    assert.equal(ex.body.has_more, true);
+    const afterExecute = h.replay.requests.length;
+    assert.equal(afterExecute - before, 1);
+    const p2 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" });
+    const p3 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" });
+    assert.equal(p2.body.results.length, 10);
+    assert.equal(p3.body.results.length, 9);
+    assert.equal(p3.body.has_more, false);
+    assert.equal(h.replay.requests.length, afterExecute, "local more must not call the provider");
+    const all = [...ex.body.results, ...p2.body.results, ...p3.body.results].map((r: { record_id: string }) => r.record_id);
+    assert.equal(new Set(all).size, 29);
+    const upd = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { query: "Salmon Prawn Risotto" } });
+    assert.equal(upd.status, 200, JSON.stringify(upd.body));
+    assert.equal(upd.body.search_id, ex.body.search_id);
+    assert.equal(upd.body.results.length, 1);
+    const det = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details" });
+    assert.equal(det.status, 200);
+    assert.ok(Array.isArray(det.body.detail.ingredients));
+    const badUpdate = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { nope: 1 } });
+    assertEnvelope(badUpdate, 400, "invalid_request");
+    assert.equal(badUpdate.body.error.violations[0].path, "/params/nope");
+  });
+
+  test("markets.quote: single result, billed execute and update, more refused, details stored", async () => {
+    const acct = await h.account("free");
+    const ex = await post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ" }, acct.key);
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    assert.equal(ex.body.charged_credits, 4);
+    assert.equal(ex.body.balance.used, 4);
+    assert.equal(ex.body.has_more, false);
+    assert.deepEqual(ex.body.next.actions, ["update"]);
+    assert.equal(ex.body.results.length, 1);
+    assert.equal(ex.body.results[0].source.length > 0, true);
+    const more = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }, acct.key);
+    assertEnvelope(more, 400, "invalid_request");
+    assert.equal(more.body.error.violations[0].path, "/action");
+    const upd = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { window: "1D" } }, acct.key);
+    assert.equal(upd.status, 200, JSON.stringify(upd.body));
+    assert.equal(upd.body.charged_credits, 4);
+    assert.equal(upd.body.balance.used, 8);
+    const det = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details" }, acct.key);
+    assert.equal(det.status, 200);
+    assert.equal(det.body.charged_credits, 0);
+    assert.equal(await h.store.ledgerTotal(acct.accountId), 8);
+  });
+
+  test("markets.quote is unavailable without SERPAPI_API_KEY", async () => {
+    const other = await startHarness({ env: { SERPAPI_API_KEY: "" }, replay: h.replay });
+    try {
+      const { key: k } = await other.account();
+      const cat = await other.call("GET", "/v1/catalog", { key: k });
+      const m = cat.body.capabilities.find((c: { id: string }) => c.id === "markets.quote");
+      assert.equal(m.available, false);
+      assert.match(m.unavailable_reason, /SERPAPI_API_KEY/);
+      const res = await other.call("POST", "/v1/capabilities/markets.quote/execute", { key: k, body: { symbol: "GOOGL:NASDAQ" } });
+      assertEnvelope(res, 503, "capability_unavailable");
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe("sessions and isolation", () => {
+  test("another account's ids are record_unknown; unknown ids too", async () => {
+    const ex = await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" });
+    const other = await h.account();
+    assertEnvelope(await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }, other.key), 404, "record_unknown");
+    assertEnvelope(await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "details" }, other.key), 404, "record_unknown");
+    assertEnvelope(await post("/v1/follow-up", { search_id: "srch_0000000000000000", action: "more" }), 404, "record_unknown");
+  });
+
+  test("a session unused past its TTL answers 410 session_expired", async () => {
+    const ex = await post("/v1/capabilities/recipes.search/execute", { category: "Seafood" });
+    assert.equal(ex.status, 200);
+    h.clock.advance(3601 * 1000);
+    try {
+      assertEnvelope(await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }), 410, "session_expired");
+      assertEnvelope(await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "details" }), 410, "session_expired");
+    } finally {
+      h.clock.advance(-3601 * 1000);
+    }
+  });
+
+  test("use extends the session's life", async () => {
+    const ex = await post("/v1/capabilities/recipes.search/execute", { category: "Seafood", num: 5 });
+    h.clock.advance(3000 * 1000);
+    assert.equal((await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" })).status, 200);
+    h.clock.advance(3000 * 1000);
+    try {
+      assert.equal((await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" })).status, 200);
+    } finally {
+      h.clock.advance(-6000 * 1000);
+    }
+  });
+
+  test("unknown actions are invalid_request at /action", async () => {
+    const ex = await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" });
+    const r1 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "details" });
+    assertEnvelope(r1, 400, "invalid_request");
+    assert.equal(r1.body.error.violations[0].path, "/action");
+    const r2 = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "transcript" });
+    assertEnvelope(r2, 400, "invalid_request");
+  });
+});
+
+describe("plans, credits and limits", () => {
+  test("a capability off on the plan is 403 capability_disabled", async () => {
+    const narrow = await h.account("narrow");
+    assertEnvelope(await post("/v1/capabilities/recipes.search/execute", { query: "x" }, narrow.key), 403, "capability_disabled");
+    const cat = await get("/v1/catalog", narrow.key);
+    const recipes = cat.body.capabilities.find((c: { id: string }) => c.id === "recipes.search");
+    assert.equal(recipes.enabled, false);
+  });
+
+  test("concurrent billed calls: exactly the affordable number succeed, the ledger sums to used", async () => {
+    const tiny = await h.account("tiny"); // 40 credits: ten 4-credit quotes
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () => post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ" }, tiny.key)),
+    );
+    const ok = results.filter((r) => r.status === 200).length;
+    const refused = results.filter((r) => r.status === 402);
+    assert.equal(ok, 10);
+    assert.equal(refused.length, 15);
+    for (const r of refused) assert.equal(r.body.error.code, "credits_exhausted");
+    const account = await h.store.getAccount(tiny.accountId);
+    assert.equal(account!.creditsUsed, 40);
+    assert.equal(account!.creditsReserved, 0);
+    assert.equal(await h.store.ledgerTotal(tiny.accountId), 40);
+    // Free capabilities still work when the balance is spent (a 0-credit reservation always fits).
+    assert.equal((await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }, tiny.key)).status, 200);
+  });
+
+  test("over the rate limit: 429 rate_limited with Retry-After and RateLimit headers", async () => {
+    const slow = await h.account("slow");
+    for (let i = 0; i < 3; i++) {
+      const r = await get("/v1/account", slow.key);
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get("ratelimit-limit"), "3");
+      assert.equal(r.headers.get("ratelimit-remaining"), String(2 - i));
+    }
+    const over = await get("/v1/account", slow.key);
+    assertEnvelope(over, 429, "rate_limited");
+    assert.equal(over.body.error.retryable, true);
+    assert.ok(Number(over.headers.get("retry-after")) >= 1);
+    // The public document is not rate limited.
+    assert.equal((await h.call("GET", "/v1/openapi.public.json")).status, 200);
+  });
+
+  test("a failed provider call charges nothing and creates no session", async () => {
+    const acct = await h.account("free");
+    h.replay.setFault("serpapi", { kind: "status", status: 500 });
+    try {
+      const res = await post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ" }, acct.key);
+      assertEnvelope(res, 502, "provider_error");
+      assert.equal(res.body.error.retryable, true);
+    } finally {
+      h.replay.setFault("serpapi", null);
+    }
+    const account = await h.store.getAccount(acct.accountId);
+    assert.equal(account!.creditsUsed, 0);
+    assert.equal(account!.creditsReserved, 0);
+    assert.equal(await h.store.ledgerTotal(acct.accountId), 0);
+  });
+
+  test("every account's ledger sums to its used credits", async () => {
+    const account = await h.store.getAccount(accountId);
+    assert.equal(await h.store.ledgerTotal(accountId), account!.creditsUsed);
+  });
+});
