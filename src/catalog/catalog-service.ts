@@ -8,7 +8,7 @@ import type { Registry } from "../capabilities/registry.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
 import type { SearchService } from "../sessions/search-service.ts";
-import { type SharpenBlock, sharpenBlock } from "../sharpen/entitlement.ts";
+import type { SharpenBlock } from "../sharpen/entitlement.ts";
 
 const PAGING_MORE: Record<string, string> = {
   local: "Next page from the result set held in the session; free, no provider call.",

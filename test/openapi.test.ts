@@ -1,0 +1,22 @@
+/** The generated OpenAPI document validates against the official OpenAPI 3.1 schema. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { registry } from "../src/capabilities/registry.ts";
+import { buildOpenApi } from "../src/http/openapi.ts";
+
+test("the OpenAPI document is valid OpenAPI 3.1", async () => {
+  const validator = new Validator();
+  const result = await validator.validate(buildOpenApi(registry));
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  assert.equal(validator.version, "3.1");
+});
+
+test("every capability has an execute path whose body schema is its request schema", () => {
+  const doc = buildOpenApi(registry) as { paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: unknown }> } } }> };
+  for (const cap of Object.values(registry)) {
+    const op = doc.paths[`/v1/capabilities/${cap.id}/execute`]?.post;
+    assert.ok(op, cap.id);
+    assert.deepEqual(op.requestBody.content["application/json"]!.schema, JSON.parse(JSON.stringify(cap.schema)));
+  }
+});
