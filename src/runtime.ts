@@ -12,7 +12,7 @@ import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/types.ts";
 import { HttpUpstreamClient } from "./upstream/client.ts";
 
-/** Reservations older than this are taken as left by a crash (longest deadline is 40 s). */
+/** Reservations older than this are taken as left by a crash (longest deadline: Sharpen's 60 s). */
 const STALE_RESERVATION_MS = 2 * 60 * 1000;
 
 export interface RunningQuarry {
@@ -37,7 +37,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     store,
     limiter,
     upstream,
-    sharpen: (services) => createSharpenHandler(services),
+    sharpen: (services) => createSharpenHandler(services, { upstream }),
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
 

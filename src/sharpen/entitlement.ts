@@ -16,7 +16,12 @@ export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
 export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
 
 /** Default credits per tier (configurable in the Sharpen config). */
-export const DEFAULT_TIER_CREDITS: Record<SharpenTier, number> = { sharpen: 5, plus: 10, ultra: 20, ultra2x: 40 };
+export const DEFAULT_TIER_CREDITS: Record<SharpenTier, number> = {
+  sharpen: 5,
+  plus: 10,
+  ultra: 20,
+  ultra2x: 40,
+};
 
 export function tierRank(tier: SharpenTier): number {
   return TIERS.indexOf(tier);
@@ -27,6 +32,15 @@ export function allowedStages(planTier: SharpenTier): { stage: SharpenStage; tie
   return (Object.entries(STAGE_TIER) as [Exclude<SharpenStage, "stock">, SharpenTier][])
     .filter(([, tier]) => tierRank(tier) <= tierRank(planTier))
     .map(([stage, tier]) => ({ stage, tier }));
+}
+
+/**
+ * The stage a saved setting gives on this plan: `stock` stays `stock`; a saved stage above the
+ * plan's tier (e.g. after a downgrade) is served at the plan's highest stage instead.
+ */
+export function effectiveSavedStage(saved: SharpenStage, planTier: SharpenTier): SharpenStage {
+  if (saved === "stock" || tierRank(STAGE_TIER[saved]) <= tierRank(planTier)) return saved;
+  return allowedStages(planTier).at(-1)?.stage ?? "stock";
 }
 
 export interface SharpenBlock {
@@ -46,7 +60,8 @@ export function sharpenBlock(
 ): SharpenBlock {
   const stage = accounts.sharpenStage(caller);
   const tier = caller.plan.sharpenTier;
-  const effectiveTier = stage === "stock" ? tier : STAGE_TIER[stage];
+  const served = effectiveSavedStage(stage, tier);
+  const effectiveTier = served === "stock" ? tier : STAGE_TIER[served];
   return {
     tier,
     stage,

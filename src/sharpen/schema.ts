@@ -3,7 +3,16 @@ import { Type } from "@sinclair/typebox";
 
 export const SHARPEN_INPUT_LIMIT = 60_000;
 
-export const CALLER_PROVIDERS = ["family_a", "family_b", "family_c", "family_d", "family_e", "family_f", "family_g", "other"] as const;
+export const CALLER_PROVIDERS = [
+  "family_a",
+  "family_b",
+  "family_c",
+  "family_d",
+  "family_e",
+  "family_f",
+  "family_g",
+  "other",
+] as const;
 
 export const SharpenRequestSchema = Type.Object(
   {
@@ -16,9 +25,12 @@ export const SharpenRequestSchema = Type.Object(
       { description: "The caller's model family; the reviewer is always from another one." },
     ),
     stage: Type.Optional(
-      Type.Union([Type.Literal("stage1"), Type.Literal("stage2"), Type.Literal("stage3"), Type.Literal("stage3+")], {
-        description: "Omit to use the saved stage; a per-call stage never changes the saved one.",
-      }),
+      Type.Union(
+        [Type.Literal("stage1"), Type.Literal("stage2"), Type.Literal("stage3"), Type.Literal("stage3+")],
+        {
+          description: "Omit to use the saved stage; a per-call stage never changes the saved one.",
+        },
+      ),
     ),
   },
   {
@@ -26,3 +38,17 @@ export const SharpenRequestSchema = Type.Object(
     description: `task, context, approach and draft together hold at most ${SHARPEN_INPUT_LIMIT - 1} characters (60,000 or more is refused).`,
   },
 );
+
+/**
+ * Characters of task, context, approach and draft together, counted as Unicode code points (as
+ * Ajv counts minLength), so an emoji is one character however JavaScript stores it.
+ */
+export function combinedInputLength(
+  body: Partial<Record<"task" | "context" | "approach" | "draft", unknown>>,
+): number {
+  let n = 0;
+  for (const value of [body.task, body.context, body.approach, body.draft]) {
+    if (typeof value === "string") for (const _ of value) n++;
+  }
+  return n;
+}

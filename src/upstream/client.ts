@@ -57,6 +57,13 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+function withQuery(url: string, query: UpstreamRequest["query"]): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.append(k, String(v));
+  const qs = params.toString();
+  return qs ? url + "?" + qs : url;
+}
+
 /** A provider failure that says the provider is unwell (counts toward its circuit breaker). */
 class ProviderFailure extends ApiError {}
 
@@ -111,6 +118,10 @@ export class HttpUpstreamClient implements UpstreamClient {
 
   /** Build the full URL with the key placed as the provider requires. Never logged. */
   private buildUrl(req: UpstreamRequest): { url: string; headers: Record<string, string> } {
+    // An operator-declared endpoint: the request's own headers carry its key (set by its mapper).
+    if (req.baseUrl !== undefined) {
+      return { url: withQuery(req.baseUrl.replace(/\/+$/, "") + req.path, req.query), headers: {} };
+    }
     const def = providerDef(req.provider);
     const provider = this.config.providers[req.provider];
     if (!def || !provider) throw new ApiError("internal_error", `Unknown provider ${req.provider}.`);

@@ -11,8 +11,16 @@ export type KeyPlacement =
   | { in: "path" };
 
 export interface UpstreamRequest {
-  /** Provider id from the provider table (src/upstream/providers.ts). */
+  /**
+   * Provider id from the provider table (src/upstream/providers.ts); with `baseUrl`, just a name
+   * for breakers and logs (e.g. `sharpen:family_b/model`).
+   */
   provider: string;
+  /**
+   * Absolute base URL used instead of the provider table (operator-declared endpoints such as
+   * Sharpen reviewers). The client then adds no key: the caller's mapper puts it in `headers`.
+   */
+  baseUrl?: string;
   /** Host name for providers with several hosts (e.g. SEC `data` / `www`); default host otherwise. */
   host?: string;
   method: "GET" | "POST";
