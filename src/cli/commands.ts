@@ -1,0 +1,394 @@
+/**
+ * The operator CLI's commands: accounts, keys, plan, status, cadence, Sharpen stage, balance and
+ * usage. Each works directly on the store of the current environment through AccountService, so
+ * the rules (plan fields, key format, hashing) are the server's own, not a second copy.
+ */
+import { type AccountService, balanceOf } from "../accounts/accounts.ts";
+import type { Clock } from "../clock.ts";
+import { type Config, findPlan, type SharpenStage } from "../config.ts";
+import { allowedStages, STAGES } from "../sharpen/entitlement.ts";
+import type { AccountRow, KeyRow, Store } from "../store/types.ts";
+import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output.ts";
+
+/** A refusal the operator can fix (bad value, unknown id): one line on stderr, exit code 1. */
+export class CliError extends Error {}
+
+/** Options a command may take besides the global `--json` and `--help`. */
+export type OptionName = "name" | "plan" | "since";
+
+export interface CommandContext {
+  config: Config;
+  store: Store;
+  accounts: AccountService;
+  clock: Clock;
+  out: Output;
+  json: boolean;
+}
+
+export interface CommandDef {
+  /** The words that select the command, e.g. `["keys", "create"]`. */
+  words: string[];
+  /** Positional arguments after the words, as shown in usage (`<account>`). */
+  args: string[];
+  options: OptionName[];
+  /** Usage line without the program name. */
+  usage: string;
+  /** One line for `--help`. */
+  summary: string;
+  run(ctx: CommandContext, args: string[], options: Partial<Record<OptionName, string>>): Promise<void>;
+}
+
+const STATUSES = ["free", "active", "past_due", "canceled"] as const;
+const CADENCES = ["monthly", "annual", "none"] as const;
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new CliError(`invalid ${what} "${value}" (expected one of: ${allowed.join(", ")})`);
+}
+
+function planList(config: Config): string {
+  return config.plans.map((p) => p.id).join(", ");
+}
+
+/** The account as an operator sees it: plan, status, balance, Sharpen stage and keys. */
+function accountView(ctx: CommandContext, account: AccountRow, keys: KeyRow[]) {
+  const plan = ctx.accounts.plan(account.planId);
+  const saved = account.sharpenStage as SharpenStage | null;
+  return {
+    id: account.id,
+    name: account.name,
+    plan: {
+      id: account.planId,
+      name: plan.id === account.planId ? plan.name : `(unknown, billed as ${plan.id})`,
+    },
+    status: account.status,
+    cadence: account.cadence,
+    credits: { ...balanceOf(account), reserved: account.creditsReserved },
+    sharpen_tier: plan.sharpenTier,
+    sharpen_stage: saved ?? plan.sharpenDefaultStage,
+    sharpen_stage_source: saved === null ? "plan_default" : "saved",
+    keys: { total: keys.length, active: keys.filter((k) => k.revokedAt === null).length },
+    created_at: new Date(account.createdAt).toISOString(),
+  };
+}
+
+/** Fetch an account, rolling its credit period first so the balance shown is the current one. */
+async function currentAccount(ctx: CommandContext, id: string): Promise<AccountRow> {
+  return ctx.accounts.ensureCurrentPeriod(await ctx.accounts.mustGet(id));
+}
+
+function balanceText(b: { used: number; cap: number; period_end: string | null; reserved: number }): string {
+  const period = b.period_end === null ? "one-time grant" : `period ends ${b.period_end}`;
+  const reserved = b.reserved > 0 ? `, ${b.reserved} reserved by calls in flight` : "";
+  return `${b.used} / ${b.cap} used, ${Math.max(0, b.cap - b.used)} left (${period}${reserved})`;
+}
+
+async function showAccount(ctx: CommandContext, account: AccountRow): Promise<void> {
+  const view = accountView(ctx, account, await ctx.store.listKeys(account.id));
+  if (ctx.json) {
+    ctx.out.line(json(view));
+    return;
+  }
+  ctx.out.line(
+    fields([
+      ["Account", view.id],
+      ["Name", view.name],
+      ["Plan", `${view.plan.id} (${view.plan.name})`],
+      ["Status", view.status],
+      ["Cadence", view.cadence ?? "none"],
+      ["Balance", balanceText(view.credits)],
+      [
+        "Sharpen",
+        `${view.sharpen_stage} (${view.sharpen_stage_source === "plan_default" ? "plan default" : "saved"}), plan tier ${view.sharpen_tier}`,
+      ],
+      ["Keys", `${view.keys.total} (${view.keys.active} active)`],
+      ["Created", view.created_at],
+    ]),
+  );
+}
+
+export const COMMANDS: CommandDef[] = [
+  {
+    words: ["accounts", "create"],
+    args: [],
+    options: ["name", "plan"],
+    usage: "accounts create --name <name> [--plan <plan>]",
+    summary: "Create an account (default plan from configuration); prints its id.",
+    async run(ctx, _args, options) {
+      const name = options.name?.trim();
+      if (!name) throw new CliError("accounts create needs --name <name>");
+      const planId = options.plan ?? ctx.config.defaultPlanId;
+      if (!findPlan(ctx.config, planId))
+        throw new CliError(`unknown plan "${planId}" (plans: ${planList(ctx.config)})`);
+      const account = await ctx.accounts.createAccount(name, planId);
+      if (ctx.json) ctx.out.line(json(accountView(ctx, account, [])));
+      else ctx.out.line(account.id);
+    },
+  },
+  {
+    words: ["accounts", "list"],
+    args: [],
+    options: [],
+    usage: "accounts list",
+    summary: "List every account with its plan, status and credits used.",
+    async run(ctx) {
+      const accounts = await ctx.store.listAccounts();
+      if (ctx.json) {
+        ctx.out.line(
+          json(
+            accounts.map((a) => ({
+              id: a.id,
+              name: a.name,
+              plan: a.planId,
+              status: a.status,
+              credits: balanceOf(a),
+              created_at: new Date(a.createdAt).toISOString(),
+            })),
+          ),
+        );
+        return;
+      }
+      if (accounts.length === 0) {
+        ctx.out.line("No accounts.");
+        return;
+      }
+      ctx.out.line(
+        table(
+          ["ID", "NAME", "PLAN", "STATUS", "USED/CAP", "CREATED"],
+          accounts.map((a) => [
+            a.id,
+            a.name,
+            a.planId,
+            a.status,
+            `${a.creditsUsed}/${a.creditsCap}`,
+            isoOrDash(a.createdAt),
+          ]),
+        ),
+      );
+    },
+  },
+  {
+    words: ["accounts", "show"],
+    args: ["<account>"],
+    options: [],
+    usage: "accounts show <account>",
+    summary: "Show plan, status, cadence, balance, Sharpen stage and key count.",
+    async run(ctx, [id]) {
+      await showAccount(ctx, await currentAccount(ctx, id!));
+    },
+  },
+  {
+    words: ["keys", "create"],
+    args: ["<account>"],
+    options: ["name"],
+    usage: "keys create <account> [--name <name>]",
+    summary: "Create an API key; the key is printed once and only its hash is stored.",
+    async run(ctx, [accountId], options) {
+      const name = options.name?.trim() || "default";
+      const { key, row } = await ctx.accounts.createKey(accountId!, name);
+      const warning =
+        "Save this key now: it is shown once. Quarry stores only its SHA-256 hash and cannot show it again.";
+      if (ctx.json) {
+        ctx.out.line(
+          json({
+            id: row.id,
+            account_id: row.accountId,
+            name: row.name,
+            hint: row.hint,
+            created_at: new Date(row.createdAt).toISOString(),
+            key,
+            warning,
+          }),
+        );
+        return;
+      }
+      // The key alone on stdout so `KEY=$(quarry keys create …)` captures exactly it; the rest is for the reader.
+      ctx.out.notice(`Created key ${row.id} ("${row.name}") for account ${row.accountId}.`);
+      ctx.out.line(key);
+      ctx.out.notice(warning);
+    },
+  },
+  {
+    words: ["keys", "list"],
+    args: ["<account>"],
+    options: [],
+    usage: "keys list <account>",
+    summary: "List an account's keys: id, hint, name, created, revoked (never the key or its hash).",
+    async run(ctx, [accountId]) {
+      await ctx.accounts.mustGet(accountId!);
+      const keys = await ctx.store.listKeys(accountId!);
+      if (ctx.json) {
+        ctx.out.line(
+          json(
+            keys.map((k) => ({
+              id: k.id,
+              hint: k.hint,
+              name: k.name,
+              created_at: isoOrNull(k.createdAt),
+              revoked_at: isoOrNull(k.revokedAt),
+            })),
+          ),
+        );
+        return;
+      }
+      if (keys.length === 0) {
+        ctx.out.line("No keys.");
+        return;
+      }
+      ctx.out.line(
+        table(
+          ["ID", "HINT", "NAME", "CREATED", "REVOKED"],
+          keys.map((k) => [k.id, `${k.hint}…`, k.name, isoOrDash(k.createdAt), isoOrDash(k.revokedAt)]),
+        ),
+      );
+    },
+  },
+  {
+    words: ["keys", "revoke"],
+    args: ["<key-id>"],
+    options: [],
+    usage: "keys revoke <key-id>",
+    summary: "Revoke a key by its id (from `keys list`); it answers 401 from then on.",
+    async run(ctx, [keyId]) {
+      // Revoking twice keeps the first revocation time (the store uses COALESCE), so this is idempotent.
+      const found = await ctx.store.revokeKey(keyId!, ctx.clock.now());
+      if (!found) throw new CliError(`no key "${keyId}"`);
+      if (ctx.json) ctx.out.line(json({ id: keyId, revoked: true }));
+      else ctx.out.line(`Revoked key ${keyId}.`);
+    },
+  },
+  {
+    words: ["plan", "set"],
+    args: ["<account>", "<plan>"],
+    options: [],
+    usage: "plan set <account> <plan>",
+    summary: "Move an account to a plan (resets cap, period, status and cadence to the plan's).",
+    async run(ctx, [accountId, planId]) {
+      if (!findPlan(ctx.config, planId!)) {
+        throw new CliError(`unknown plan "${planId}" (plans: ${planList(ctx.config)})`);
+      }
+      const account = await ctx.accounts.setPlan(accountId!, planId!);
+      const saved = account.sharpenStage as SharpenStage | null;
+      if (saved !== null && saved !== "stock") {
+        const allowed = allowedStages(ctx.accounts.plan(account.planId).sharpenTier).map((s) => s.stage);
+        if (!allowed.includes(saved)) {
+          ctx.out.notice(
+            `warning: the saved Sharpen stage "${saved}" is above plan "${account.planId}"; ` +
+              `consider: sharpen-stage set ${account.id} default`,
+          );
+        }
+      }
+      await showAccount(ctx, account);
+    },
+  },
+  {
+    words: ["status", "set"],
+    args: ["<account>", `<${STATUSES.join("|")}>`],
+    options: [],
+    usage: `status set <account> ${STATUSES.join("|")}`,
+    summary: "Set the subscription status (canceled switches every capability off).",
+    async run(ctx, [accountId, value]) {
+      const status = oneOf(value!, STATUSES, "status");
+      await showAccount(ctx, await ctx.accounts.update(accountId!, { status }));
+    },
+  },
+  {
+    words: ["cadence", "set"],
+    args: ["<account>", `<${CADENCES.join("|")}>`],
+    options: [],
+    usage: `cadence set <account> ${CADENCES.join("|")}`,
+    summary: "Set the billing cadence (`none` for accounts without a subscription).",
+    async run(ctx, [accountId, value]) {
+      const cadence = oneOf(value!, CADENCES, "cadence");
+      await showAccount(
+        ctx,
+        await ctx.accounts.update(accountId!, { cadence: cadence === "none" ? null : cadence }),
+      );
+    },
+  },
+  {
+    words: ["sharpen-stage", "set"],
+    args: ["<account>", "<stage>"],
+    options: [],
+    usage: "sharpen-stage set <account> <stage>",
+    summary: `Save the Sharpen stage: ${STAGES.join("|")}|default (stock = off, default = the plan's).`,
+    async run(ctx, [accountId, value]) {
+      const stage = oneOf(value!, [...STAGES, "default"] as const, "Sharpen stage");
+      const account = await ctx.accounts.mustGet(accountId!);
+      if (stage !== "default" && stage !== "stock") {
+        // A saved stage above the plan's tier would let every call review at a tier the plan does not pay for.
+        const plan = ctx.accounts.plan(account.planId);
+        const allowed = allowedStages(plan.sharpenTier).map((s) => s.stage);
+        if (!allowed.includes(stage)) {
+          throw new CliError(
+            `stage "${stage}" exceeds plan "${plan.id}" (tier ${plan.sharpenTier}; allowed: stock, ${allowed.join(", ")}, default)`,
+          );
+        }
+      }
+      await showAccount(
+        ctx,
+        await ctx.accounts.update(account.id, { sharpenStage: stage === "default" ? null : stage }),
+      );
+    },
+  },
+  {
+    words: ["balance"],
+    args: ["<account>"],
+    options: [],
+    usage: "balance <account>",
+    summary: "Show credits used, cap and the end of the current period.",
+    async run(ctx, [accountId]) {
+      const account = await currentAccount(ctx, accountId!);
+      const balance = { ...balanceOf(account), reserved: account.creditsReserved };
+      if (ctx.json) ctx.out.line(json(balance));
+      else ctx.out.line(balanceText(balance));
+    },
+  },
+  {
+    words: ["usage"],
+    args: ["<account>"],
+    options: ["since"],
+    usage: "usage <account> [--since <ISO date>]",
+    summary: "Calls and credits per capability and operation (all time, or since a date).",
+    async run(ctx, [accountId], options) {
+      let since = 0;
+      if (options.since !== undefined) {
+        since = Date.parse(options.since);
+        if (Number.isNaN(since))
+          throw new CliError(`invalid --since "${options.since}" (expected an ISO 8601 date)`);
+      }
+      await ctx.accounts.mustGet(accountId!);
+      const rows = await ctx.store.usage(accountId!, since);
+      const totals = rows.reduce((t, r) => ({ calls: t.calls + r.calls, credits: t.credits + r.credits }), {
+        calls: 0,
+        credits: 0,
+      });
+      if (ctx.json) {
+        ctx.out.line(
+          json({
+            account_id: accountId,
+            since: since === 0 ? null : new Date(since).toISOString(),
+            usage: rows,
+            totals,
+          }),
+        );
+        return;
+      }
+      const from = since === 0 ? "all time" : `since ${new Date(since).toISOString()}`;
+      if (rows.length === 0) {
+        ctx.out.line(`No usage (${from}).`);
+        return;
+      }
+      ctx.out.line(`Usage ${from}:`);
+      ctx.out.line(
+        table(
+          ["CAPABILITY", "OPERATION", "CALLS", "CREDITS"],
+          [
+            ...rows.map((r) => [r.capability, r.operation, String(r.calls), String(r.credits)]),
+            ["total", "", String(totals.calls), String(totals.credits)],
+          ],
+        ),
+      );
+    },
+  },
+];

@@ -1,0 +1,337 @@
+/**
+ * The operator CLI end to end: runs `src/cli/main.ts` as a child process on a temporary embedded
+ * store, through a full account/key/plan flow, and checks that a key it creates (and revokes)
+ * works (and stops working) against a real Quarry started in-process on the same store.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { replayEnvironment } from "../src/replay/replay-env.ts";
+import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "quarry-cli-"));
+
+/** The CLI's environment: this test's store only, whatever the developer's shell has set. */
+function cliEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+  for (const name of [
+    "DATABASE_URL",
+    "REDIS_URL",
+    "QUARRY_PLANS",
+    "QUARRY_PLANS_FILE",
+    "QUARRY_DEFAULT_PLAN",
+  ]) {
+    delete env[name];
+  }
+  return env;
+}
+
+function cli(...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    // Asynchronous on purpose: the in-process server must keep answering while the CLI runs.
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: cliEnv() });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const res = await cli(...args);
+  assert.equal(res.code, 0, `quarry ${args.join(" ")} failed: ${res.stderr}`);
+  return res.stdout;
+}
+
+async function okJson<T>(...args: string[]): Promise<T> {
+  return JSON.parse(await ok(...args, "--json")) as T;
+}
+
+/** A failure is exit code 1 with exactly one line on stderr that says what was wrong. */
+async function fails(pattern: RegExp, ...args: string[]): Promise<void> {
+  const res = await cli(...args);
+  assert.equal(res.code, 1, `quarry ${args.join(" ")} should fail; stdout: ${res.stdout}`);
+  const lines = res.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, `one line expected on stderr, got: ${res.stderr}`);
+  assert.match(lines[0]!, /^quarry: error: /);
+  assert.match(lines[0]!, pattern);
+}
+
+interface AccountJson {
+  id: string;
+  name: string;
+  plan: { id: string; name: string };
+  status: string;
+  cadence: string | null;
+  credits: { used: number; cap: number; period_end: string | null; reserved: number };
+  sharpen_tier: string;
+  sharpen_stage: string;
+  sharpen_stage_source: string;
+  keys: { total: number; active: number };
+}
+
+interface KeyJson {
+  id: string;
+  hint: string;
+  name: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+let replay: ReplayServer;
+let quarry: RunningQuarry;
+
+before(async () => {
+  // Create the store through the CLI first, so startQuarry sees a non-empty store and makes no first key.
+  await ok("accounts", "create", "--name", "bootstrap");
+  replay = await startReplay();
+  quarry = await startQuarry({
+    ...replayEnvironment(replay.url),
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+  });
+  assert.equal(quarry.firstKey, null);
+});
+
+after(async () => {
+  await quarry?.stop();
+  await replay?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function api(path: string, key: string, body?: unknown): Promise<Response> {
+  return fetch(`${quarry.url}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+describe("quarry CLI", () => {
+  let accountId = "";
+  let key = "";
+  let keyId = "";
+
+  test("--help lists every command and exits 0", async () => {
+    const res = await cli("--help");
+    assert.equal(res.code, 0);
+    for (const command of [
+      "accounts create",
+      "accounts list",
+      "accounts show",
+      "keys create",
+      "keys list",
+      "keys revoke",
+      "plan set",
+      "status set",
+      "cadence set",
+      "sharpen-stage set",
+      "balance",
+      "usage",
+    ]) {
+      assert.match(res.stdout, new RegExp(`^  ${command}`, "m"), command);
+    }
+    const sub = await cli("keys", "create", "--help");
+    assert.equal(sub.code, 0);
+    assert.match(sub.stdout, /Usage: quarry keys create <account>/);
+  });
+
+  test("accounts create prints the id; list and show find it on the default plan", async () => {
+    const out = await ok("accounts", "create", "--name", "Acme");
+    accountId = out.trim();
+    assert.match(accountId, /^acct_[0-9A-Za-z]+$/);
+    const list = await okJson<{ id: string; name: string }[]>("accounts", "list");
+    assert.ok(
+      list.some((a) => a.id === accountId && a.name === "Acme"),
+      "the new account is listed",
+    );
+    assert.match(await ok("accounts", "list"), new RegExp(`${accountId}\\s+Acme\\s+free`));
+    const shown = await okJson<AccountJson>("accounts", "show", accountId);
+    assert.equal(shown.plan.id, "free");
+    assert.equal(shown.status, "free");
+    assert.equal(shown.cadence, null);
+    assert.deepEqual(shown.credits, { used: 0, cap: 1000, period_end: null, reserved: 0 });
+    assert.equal(shown.sharpen_stage, "stage1");
+    assert.equal(shown.sharpen_stage_source, "plan_default");
+    assert.deepEqual(shown.keys, { total: 0, active: 0 });
+    const text = await ok("accounts", "show", accountId);
+    assert.match(text, /Plan\s+free/);
+    assert.match(text, /Balance\s+0 \/ 1000 used/);
+  });
+
+  test("accounts create takes --plan", async () => {
+    const id = (await ok("accounts", "create", "--name", "Paid", "--plan", "pro")).trim();
+    const shown = await okJson<AccountJson>("accounts", "show", id);
+    assert.equal(shown.plan.id, "pro");
+    assert.equal(shown.credits.cap, 20000);
+    assert.equal(shown.cadence, "monthly");
+  });
+
+  test("keys create prints the key once with a warning; keys list shows the hint, never the key", async () => {
+    const res = await cli("keys", "create", accountId, "--name", "ci");
+    assert.equal(res.code, 0, res.stderr);
+    key = res.stdout.trim();
+    assert.match(key, /^qk_live_[0-9A-Za-z]{32}$/);
+    assert.match(res.stderr, /shown once/);
+    assert.match(res.stderr, /stores only its SHA-256 hash/);
+
+    const keys = await okJson<KeyJson[]>("keys", "list", accountId);
+    assert.equal(keys.length, 1);
+    const [row] = keys;
+    keyId = row!.id;
+    assert.equal(row!.name, "ci");
+    assert.equal(row!.hint, key.slice(0, 12));
+    assert.equal(row!.revoked_at, null);
+    assert.deepEqual(Object.keys(row!).sort(), ["created_at", "hint", "id", "name", "revoked_at"]);
+
+    const text = await ok("keys", "list", accountId);
+    assert.ok(text.includes(key.slice(0, 12)), `the hint should be listed: ${text}`);
+    assert.ok(!text.includes(key), "the plaintext key must not be listed");
+    assert.ok(!/[0-9a-f]{64}/.test(text), "no hash in the listing");
+    assert.ok(!JSON.stringify(keys).includes(key.slice(12)), "no key material past the hint");
+  });
+
+  test("the created key works against the API", async () => {
+    const res = await api("/v1/account", key);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { plan: { id: string } };
+    assert.equal(body.plan.id, "free");
+  });
+
+  test("plan, status, cadence and Sharpen stage are set and shown", async () => {
+    const planned = await okJson<AccountJson>("plan", "set", accountId, "pro");
+    assert.equal(planned.plan.id, "pro");
+    assert.equal(planned.credits.cap, 20000);
+    assert.ok(planned.credits.period_end !== null, "a monthly plan has a period end");
+
+    await ok("status", "set", accountId, "past_due");
+    await ok("cadence", "set", accountId, "annual");
+    await ok("sharpen-stage", "set", accountId, "stage3+");
+    let shown = await okJson<AccountJson>("accounts", "show", accountId);
+    assert.equal(shown.status, "past_due");
+    assert.equal(shown.cadence, "annual");
+    assert.equal(shown.sharpen_stage, "stage3+");
+    assert.equal(shown.sharpen_stage_source, "saved");
+    assert.equal(shown.sharpen_tier, "ultra2x");
+
+    await ok("cadence", "set", accountId, "none");
+    await ok("status", "set", accountId, "active");
+    await ok("sharpen-stage", "set", accountId, "default");
+    shown = await okJson<AccountJson>("accounts", "show", accountId);
+    assert.equal(shown.cadence, null);
+    assert.equal(shown.status, "active");
+    assert.equal(shown.sharpen_stage, "stage2");
+    assert.equal(shown.sharpen_stage_source, "plan_default");
+
+    const text = await ok("accounts", "show", accountId);
+    assert.match(text, /Status\s+active/);
+    assert.match(text, /Cadence\s+none/);
+    assert.match(text, /Sharpen\s+stage2 \(plan default\)/);
+
+    // The API sees what the CLI wrote.
+    const account = (await (await api("/v1/account", key)).json()) as {
+      plan: { id: string };
+      status: string;
+    };
+    assert.equal(account.plan.id, "pro");
+    assert.equal(account.status, "active");
+  });
+
+  test("balance and usage reflect calls made with the key", async () => {
+    // markets.quote is billed (SerpApi); academic.search is free, so usage shows a 0-credit row too.
+    const quote = await api("/v1/capabilities/markets.quote/execute", key, { symbol: "GOOGL:NASDAQ" });
+    assert.equal(quote.status, 200);
+    const charged = ((await quote.json()) as { charged_credits: number }).charged_credits;
+    assert.ok(charged > 0, `markets.quote should be billed, charged ${charged}`);
+    const free = await api("/v1/capabilities/academic.search/execute", key, {
+      query: "state of open access",
+    });
+    assert.equal(free.status, 200);
+
+    const balance = await okJson<{ used: number; cap: number; period_end: string | null }>(
+      "balance",
+      accountId,
+    );
+    assert.equal(balance.used, charged);
+    assert.equal(balance.cap, 20000);
+    assert.match(await ok("balance", accountId), new RegExp(`^${charged} / 20000 used`));
+
+    type UsageRow = { capability: string; operation: string; calls: number; credits: number };
+    const usage = await okJson<{ usage: UsageRow[]; totals: { calls: number; credits: number } }>(
+      "usage",
+      accountId,
+    );
+    assert.deepEqual(
+      [...usage.usage].sort((a, b) => a.capability.localeCompare(b.capability)),
+      [
+        { capability: "academic.search", operation: "execute", calls: 1, credits: 0 },
+        { capability: "markets.quote", operation: "execute", calls: 1, credits: charged },
+      ],
+    );
+    assert.deepEqual(usage.totals, { calls: 2, credits: charged });
+    const text = await ok("usage", accountId);
+    assert.match(text, new RegExp(`markets\\.quote\\s+execute\\s+1\\s+${charged}`));
+
+    const future = await okJson<{ usage: unknown[] }>("usage", accountId, "--since", "2999-01-01T00:00:00Z");
+    assert.deepEqual(future.usage, []);
+  });
+
+  test("keys revoke makes the key answer 401", async () => {
+    assert.match(await ok("keys", "revoke", keyId), /Revoked/);
+    const keys = await okJson<KeyJson[]>("keys", "list", accountId);
+    assert.ok(keys[0]!.revoked_at !== null, "the key is listed as revoked");
+    assert.equal((await api("/v1/account", key)).status, 401);
+    // Idempotent: revoking again still succeeds.
+    await ok("keys", "revoke", keyId);
+  });
+
+  test("bad input exits 1 with one clear line", async () => {
+    // Independent read-only or refused calls: run them side by side to keep the suite quick.
+    await Promise.all([
+      fails(/No account "acct_nope"/, "accounts", "show", "acct_nope"),
+      fails(/No account/, "balance", "acct_nope"),
+      fails(/No account/, "keys", "create", "acct_nope"),
+      fails(/no key "key_nope"/, "keys", "revoke", "key_nope"),
+      fails(/unknown plan "gold".*free, pro/, "plan", "set", accountId, "gold"),
+      fails(/unknown plan "gold"/, "accounts", "create", "--name", "x", "--plan", "gold"),
+      fails(/needs --name/, "accounts", "create"),
+      fails(/invalid status "paused"/, "status", "set", accountId, "paused"),
+      fails(/invalid cadence "weekly"/, "cadence", "set", accountId, "weekly"),
+      fails(/invalid Sharpen stage "stage9"/, "sharpen-stage", "set", accountId, "stage9"),
+      fails(/invalid --since/, "usage", accountId, "--since", "yesterday"),
+      fails(/unknown command "frobnicate"/, "frobnicate"),
+      fails(/unknown command "keys frob"/, "keys", "frob"),
+      fails(/expected <account>/, "keys", "list"),
+      fails(/--plan does not apply/, "keys", "create", accountId, "--plan", "pro"),
+      fails(/Unknown option '--bogus'/, "accounts", "list", "--bogus"),
+    ]);
+  });
+
+  test("a stage above the plan's Sharpen tier is refused", async () => {
+    const free = (await ok("accounts", "create", "--name", "Small")).trim();
+    await fails(/stage "stage3" exceeds plan "free"/, "sharpen-stage", "set", free, "stage3");
+    await ok("sharpen-stage", "set", free, "stock");
+    assert.equal((await okJson<AccountJson>("accounts", "show", free)).sharpen_stage, "stock");
+  });
+});
