@@ -1,0 +1,179 @@
+/**
+ * The upstream client against the replay upstream's fault modes: every fault maps to its spec code
+ * within the deadline plus a small margin, idempotent requests retry a bounded number of times,
+ * keys are placed by the client and never appear in logs, and a dead provider's breaker opens.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { loadConfig } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import { type ReplayServer, startReplay } from "../replay/replay-server.ts";
+import { replayEnvironment } from "../replay/replay-env.ts";
+import { HttpUpstreamClient } from "./client.ts";
+import type { UpstreamRequest } from "./types.ts";
+
+const QUOTE: UpstreamRequest = {
+  provider: "serpapi",
+  method: "GET",
+  path: "/search.json",
+  query: { engine: "google_finance", q: "GOOGL:NASDAQ", hl: "en" },
+};
+
+let replay: ReplayServer;
+const warnings: object[] = [];
+let client: HttpUpstreamClient;
+
+before(async () => {
+  replay = await startReplay();
+  const config = loadConfig({ ...replayEnvironment(replay.url), SERPAPI_API_KEY: "secret-serpapi-key-123" });
+  client = new HttpUpstreamClient(config, { warn: (obj) => warnings.push(obj) }, { threshold: 1000, halfOpenAfterMs: 30_000 });
+});
+after(async () => {
+  await client.close();
+  await replay.close();
+});
+
+async function expectCode(promise: Promise<unknown>, code: string): Promise<ApiError> {
+  const err = await promise.then(
+    () => assert.fail(`expected ${code}`),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof ApiError, String(err));
+  assert.equal(err.code, code, err.message);
+  return err;
+}
+
+const deadline = (ms: number) => AbortSignal.timeout(ms);
+
+describe("fault mapping", () => {
+  test("a recorded answer parses, with the key placed in the query and a descriptive User-Agent", async () => {
+    const res = await client.send<{ summary: { title: string } }>(QUOTE, deadline(5000));
+    assert.equal(res.status, 200);
+    assert.equal(typeof res.body.summary.title, "string");
+    const seen = replay.requests.at(-1)!;
+    assert.equal(seen.query.api_key, "secret-serpapi-key-123");
+    assert.match(String(seen.headers["user-agent"]), /^Quarry\/0\.1\.0 /);
+  });
+
+  test("hang past the deadline → provider_timeout, within deadline + margin", async () => {
+    replay.setFault("serpapi", { kind: "hang" });
+    try {
+      const started = Date.now();
+      await expectCode(client.send(QUOTE, deadline(300)), "provider_timeout");
+      assert.ok(Date.now() - started < 300 + 500, `took ${Date.now() - started} ms`);
+    } finally {
+      replay.setFault("serpapi", null);
+    }
+  });
+
+  test("latency under the deadline still answers", async () => {
+    replay.setFault("serpapi", { kind: "latency", ms: 100 });
+    try {
+      assert.equal((await client.send(QUOTE, deadline(2000))).status, 200);
+    } finally {
+      replay.setFault("serpapi", null);
+    }
+  });
+
+  for (const [name, fault] of [
+    ["connection reset", { kind: "reset" }],
+    ["truncated body", { kind: "truncate" }],
+    ["HTTP 503", { kind: "status", status: 503 }],
+    ["invalid JSON", { kind: "invalid_json" }],
+  ] as const) {
+    test(`${name} → provider_error (retryable) after bounded retries`, async () => {
+      replay.setFault("serpapi", fault);
+      const before = replay.requests.length;
+      try {
+        const err = await expectCode(client.send(QUOTE, deadline(5000)), "provider_error");
+        assert.equal(err.retryable, true);
+      } finally {
+        replay.setFault("serpapi", null);
+      }
+      // One attempt plus UPSTREAM_MAX_RETRIES (2) for an idempotent GET.
+      assert.equal(replay.requests.length - before, 3);
+    });
+  }
+
+  test("a transient failure is retried and then succeeds", async () => {
+    replay.setFault("serpapi", { kind: "status", status: 502, times: 1 });
+    const res = await client.send(QUOTE, deadline(5000));
+    assert.equal(res.status, 200);
+  });
+
+  test("a POST is not retried", async () => {
+    replay.setFault("serpapi", { kind: "status", status: 500 });
+    const before = replay.requests.length;
+    try {
+      await expectCode(client.send({ ...QUOTE, method: "POST", body: {} }, deadline(5000)), "provider_error");
+    } finally {
+      replay.setFault("serpapi", null);
+    }
+    assert.equal(replay.requests.length - before, 1);
+  });
+
+  test("429 with a long Retry-After fails fast with provider_error carrying retryAfter", async () => {
+    replay.setFault("serpapi", { kind: "rate_limit", retryAfterSeconds: 30 });
+    try {
+      const started = Date.now();
+      const err = await expectCode(client.send(QUOTE, deadline(5000)), "provider_error");
+      assert.equal(err.retryAfter, 30);
+      assert.ok(Date.now() - started < 1000);
+    } finally {
+      replay.setFault("serpapi", null);
+    }
+  });
+
+  test("an oversized body is refused without reading it all", async () => {
+    const small = new HttpUpstreamClient(
+      loadConfig({ ...replayEnvironment(replay.url), SERPAPI_API_KEY: "k", UPSTREAM_MAX_RESPONSE_BYTES: "4096" }),
+    );
+    replay.setFault("serpapi", { kind: "oversized", bytes: 1_000_000 });
+    const before = replay.requests.length;
+    try {
+      await expectCode(small.send(QUOTE, deadline(5000)), "provider_error");
+    } finally {
+      replay.setFault("serpapi", null);
+      await small.close();
+    }
+    assert.equal(replay.requests.length - before, 1, "an oversized body is not worth another attempt");
+  });
+
+  test("a 4xx is a provider_error without retries", async () => {
+    const before = replay.requests.length;
+    await expectCode(client.send({ ...QUOTE, path: "/nothing.json" }, deadline(5000)), "provider_error");
+    assert.equal(replay.requests.length - before, 1);
+  });
+
+  test("no warning logged by the client contains the key", () => {
+    assert.ok(warnings.length > 0, "failures were logged");
+    for (const w of warnings) assert.doesNotMatch(JSON.stringify(w), /secret-serpapi-key-123/);
+  });
+});
+
+describe("circuit breaker", () => {
+  test("a dead provider opens its breaker and then fails fast without calling it", async () => {
+    const breaking = new HttpUpstreamClient(
+      loadConfig({ ...replayEnvironment(replay.url), SERPAPI_API_KEY: "k", UPSTREAM_MAX_RETRIES: "0" }),
+      undefined,
+      { threshold: 3, halfOpenAfterMs: 60_000 },
+    );
+    replay.setFault("serpapi", { kind: "status", status: 500 });
+    try {
+      for (let i = 0; i < 3; i++) await expectCode(breaking.send(QUOTE, deadline(5000)), "provider_error");
+      assert.equal(breaking.breakerState("serpapi"), "open");
+      const before = replay.requests.length;
+      const started = Date.now();
+      const err = await expectCode(breaking.send(QUOTE, deadline(5000)), "provider_error");
+      assert.match(err.hint ?? "", /try again/);
+      assert.equal(replay.requests.length, before, "an open breaker makes no call");
+      assert.ok(Date.now() - started < 50);
+      // Other providers are unaffected.
+      const music = await breaking.send({ provider: "deezer", method: "GET", path: "/search", query: { q: "Soliloquy" } }, deadline(5000));
+      assert.equal(music.status, 200);
+    } finally {
+      replay.setFault("serpapi", null);
+      await breaking.close();
+    }
+  });
+});
