@@ -2,7 +2,7 @@
  * buildApp(deps): the Fastify application with its services wired, testable with inject() or a
  * real listener. Nothing here reads the environment or opens connections: deps are injected.
  */
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, LogController } from "fastify";
 import { AccountService, type Caller } from "./accounts/accounts.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
 import { CatalogService } from "./catalog/catalog-service.ts";
@@ -16,6 +16,7 @@ import { registerDocsRoutes } from "./http/docs-routes.ts";
 import { registerV1Routes } from "./http/v1-routes.ts";
 import { cryptoIds, type IdGenerator } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { registerMcpRoutes } from "./mcp/mcp-routes.ts";
 import { SearchService } from "./sessions/search-service.ts";
 import { sharpenBlock, type SharpenBlock } from "./sharpen/entitlement.ts";
 import type { Store } from "./store/types.ts";
@@ -113,7 +114,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.logger === undefined
         ? { level: deps.config.logLevel, redact: ["req.headers.authorization"] }
         : (deps.logger as boolean),
-    disableRequestLogging: true,
+    // One access line per request is written by the onResponse hook below, with the URL redacted.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: () => services.ids.requestId(),
     requestIdHeader: false,
@@ -146,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const auth = restAuth(services.authenticate);
   registerV1Routes(app, services, auth);
+  registerMcpRoutes(app, services);
   registerDocsRoutes(app, services, auth, {
     version: API_VERSION,
     probes: { database: () => deps.store.ping(), ...deps.readinessProbes },

@@ -3,20 +3,20 @@ import { startQuarry } from "./runtime.ts";
 
 const quarry = await startQuarry();
 const { url, firstKey } = quarry;
-process.stdout.write(`Quarry listening on ${url} (store: ${quarry.store.kind})\n`);
+// One write, so whoever reads the output sees the whole first-start block at once.
+const lines = [`Quarry listening on ${url} (store: ${quarry.store.kind})`];
 if (firstKey) {
-  process.stdout.write(
-    [
-      "",
-      "First start with an empty store: created a local account on the free plan.",
-      `Its API key (shown only this once): ${firstKey}`,
-      "",
-      "Try it:",
-      `  curl -s ${url}/v1/catalog -H "Authorization: Bearer ${firstKey}"`,
-      "",
-    ].join("\n"),
+  lines.push(
+    "",
+    "First start with an empty store: created a local account on the free plan.",
+    `Its API key (shown only this once): ${firstKey}`,
+    "",
+    "Try it:",
+    `  curl -s ${url}/v1/catalog -H "Authorization: Bearer ${firstKey}"`,
+    "",
   );
 }
+process.stdout.write(lines.join("\n") + "\n");
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.once(signal, () => {
     quarry.stop().then(

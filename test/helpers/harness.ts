@@ -31,6 +31,8 @@ export interface HarnessOptions {
   embedded?: boolean;
   sharpen?: AppDeps["sharpen"];
   clock?: ManualClock;
+  /** Logger options for buildApp (e.g. a level and an in-memory stream); logging is off by default. */
+  logger?: AppDeps["logger"];
 }
 
 export interface Harness {
@@ -102,7 +104,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     limiter,
     upstream,
     clock,
-    logger: false,
+    logger: options.logger ?? false,
     ...(options.sharpen ? { sharpen: options.sharpen } : {}),
   });
   await app.listen({ host: "127.0.0.1", port: 0 });

@@ -1,0 +1,201 @@
+/**
+ * The MCP endpoint (spec 4.9, 5.4): Streamable HTTP, stateless, at `POST /mcp` (Bearer key) and
+ * `POST /mcp/k/<key>` (key in the path; the route is logged as `/mcp/k/***`, see redactUrl).
+ * Order per request: Origin allow-list → key (401 before any MCP processing) → rate limit per
+ * tools/call → a fresh SDK server and transport for this request only.
+ */
+import type { IncomingMessage } from "node:http";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Caller } from "../accounts/accounts.ts";
+import type { Services } from "../app.ts";
+import { API_VERSION } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import { bearerKey } from "../http/auth.ts";
+import { isObject } from "../validation.ts";
+import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
+
+/**
+ * One validator for every per-request server: the SDK otherwise builds a fresh Ajv instance per
+ * Server (it only uses it for elicitation, which Quarry never sends), which halved throughput.
+ */
+const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
+
+const PATHS = ["/mcp", "/mcp/k", "/mcp/k/:key"] as const;
+
+/** What the SDK's stateless example answers on GET and DELETE: no standalone stream, no session. */
+const METHOD_NOT_ALLOWED = JSON.stringify({
+  jsonrpc: "2.0",
+  error: { code: -32000, message: "Method not allowed." },
+  id: null,
+});
+
+/** A browser page on another origin must not reach the endpoint (DNS rebinding); hosts send no Origin. */
+function checkOrigin(services: Services, origin: string | undefined): void {
+  if (origin === undefined || services.config.mcp.allowedOrigins.includes(origin)) return;
+  // The catalog is closed: capability_disabled is its 403, "refused by policy" (docs/errors.md).
+  throw new ApiError(
+    "capability_disabled",
+    "Requests from this Origin are not allowed on the MCP endpoint.",
+    {
+      hint: "Call from an MCP host (no Origin header) or ask the operator to add the origin to MCP_ALLOWED_ORIGINS.",
+    },
+  );
+}
+
+/** The JSON-RPC ids of the tools/call requests in a message or batch (notifications have no id). */
+function toolCallIds(message: unknown): RequestId[] {
+  const list = Array.isArray(message) ? message : [message];
+  const ids: RequestId[] = [];
+  for (const m of list) {
+    if (isObject(m) && m.method === "tools/call" && (typeof m.id === "string" || typeof m.id === "number"))
+      ids.push(m.id);
+  }
+  return ids;
+}
+
+/**
+ * Resolve the caller (401 here, before the SDK sees anything) and count the request against the
+ * per-key limit. Rate-limit choice: each tools/call counts as one call, exactly like one REST
+ * call; initialize, tools/list and notifications do not, so a host's handshake never burns the
+ * quota. A tools/call over the limit is answered as a tool error `rate_limited` (not HTTP 429),
+ * so the other messages of the request still get their answers.
+ */
+async function admit(services: Services, key: string | undefined, reply: FastifyReply, calls: RequestId[]) {
+  const limited = new Map<RequestId, ApiError>();
+  if (calls.length === 0) return { caller: await services.accounts.authenticate(key), limited };
+  let caller: Caller | undefined;
+  for (const id of calls) {
+    try {
+      caller = await services.authenticate(key, reply);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== "rate_limited") throw err;
+      limited.set(id, err);
+      caller ??= await services.accounts.authenticate(key);
+    }
+  }
+  return { caller: caller!, limited };
+}
+
+/** Prototype-poisoning keys are dropped (REST refuses them in Fastify's parser; here the SDK parses). */
+function safeKeys(key: string, value: unknown): unknown {
+  if (key === "__proto__") return undefined;
+  if (key === "constructor" && isObject(value) && Object.hasOwn(value, "prototype")) return undefined;
+  return value;
+}
+
+/** The JSON-RPC message, or undefined when the body is not JSON (the SDK then answers -32700). */
+function parseJson(raw: Buffer | undefined): unknown {
+  if (!raw || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8"), safeKeys);
+  } catch {
+    return undefined;
+  }
+}
+
+function createServer(
+  services: Services,
+  request: FastifyRequest,
+  caller: Caller,
+  limited: Map<RequestId, ApiError>,
+) {
+  const requestId = String(request.id);
+  const server = new Server(
+    { name: "quarry", version: API_VERSION },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
+    const refused = limited.get(extra.requestId);
+    if (refused) return toolError(refused.toEnvelope(requestId));
+    return callTool(
+      services,
+      { caller, requestId, log: request.log },
+      call.params.name,
+      call.params.arguments,
+    );
+  });
+  return server;
+}
+
+async function handle(
+  services: Services,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  key: string | undefined,
+) {
+  checkOrigin(services, request.headers.origin);
+  const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
+  const message = parseJson(raw);
+  const { caller, limited } = await admit(services, key, reply, toolCallIds(message));
+
+  // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
+  // raw response; the SDK merges its own when it writes the head.
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined) reply.raw.setHeader(name, value);
+  }
+  // The body stream is consumed; the SDK's Node adapter reads `rawBody` instead, so malformed
+  // JSON and batches are answered by the SDK itself.
+  if (raw) (request.raw as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
+  reply.hijack();
+
+  const server = createServer(services, request, caller, limited);
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  reply.raw.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  try {
+    await server.connect(transport);
+    await transport.handleRequest(request.raw, reply.raw, message);
+  } catch (err) {
+    request.log.error({ err }, "MCP request failed");
+    if (!reply.raw.headersSent) {
+      reply.raw.writeHead(500, { "content-type": "application/json" });
+      reply.raw.end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32603, message: "Internal server error" },
+          id: null,
+        }),
+      );
+    }
+  }
+}
+
+export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
+  app.register(async (scope) => {
+    // Hand the SDK the bytes: it answers malformed JSON, wrong content types and batches itself.
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+    scope.post("/mcp", (request, reply) =>
+      handle(services, request, reply, bearerKey(request.headers.authorization)),
+    );
+    scope.post<{ Params: { key: string } }>("/mcp/k/:key", (request, reply) =>
+      handle(services, request, reply, request.params.key),
+    );
+    // `/mcp/k/` with the key left out is a missing key (401), not an unknown route.
+    scope.post("/mcp/k", (request, reply) => handle(services, request, reply, undefined));
+    // Stateless: no GET stream and no session to DELETE; no key is checked for a refusal.
+    for (const path of PATHS) {
+      scope.route({
+        method: ["GET", "DELETE"],
+        url: path,
+        handler: async (_request, reply) =>
+          reply.code(405).header("allow", "POST").type("application/json").send(METHOD_NOT_ALLOWED),
+      });
+    }
+  });
+}

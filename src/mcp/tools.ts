@@ -1,0 +1,236 @@
+/**
+ * The six MCP tools of spec 4.9. Each calls the same service method as its REST route and answers
+ * the same JSON twice (structuredContent and one text block); a failure answers `isError: true`
+ * with the spec error envelope, so an agent sees the same code and `retryable` as over REST.
+ */
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type TSchema, Type } from "@sinclair/typebox";
+import type { FastifyBaseLogger } from "fastify";
+import type { Caller } from "../accounts/accounts.ts";
+import type { Services } from "../app.ts";
+import { ApiError, type ErrorEnvelope, invalidRequest } from "../errors.ts";
+import { toApiError } from "../http/error-handler.ts";
+import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
+import { SharpenRequestSchema } from "../sharpen/schema.ts";
+import { validate } from "../validation.ts";
+
+export interface ToolContext {
+  caller: Caller;
+  /** The HTTP request id: it goes into the ledger and every error envelope, as over REST. */
+  requestId: string;
+  log: FastifyBaseLogger;
+}
+
+type Args = Record<string, unknown>;
+
+interface ToolDef {
+  tool: Tool;
+  /** The TypeBox schema itself: validate() caches its compiled form per schema object. */
+  schema: TSchema;
+  /** Validate the arguments here; false where the service validates the body itself (like REST). */
+  checkArgs: boolean;
+  run(services: Services, ctx: ToolContext, args: Args): Promise<unknown>;
+}
+
+const NoArgs = Type.Object({}, { additionalProperties: false });
+
+const InspectArgs = Type.Object(
+  { id: Type.String({ minLength: 1, description: "A capability id from discover, e.g. `music.search`." }) },
+  { additionalProperties: false },
+);
+
+const ExecuteArgs = Type.Object(
+  {
+    capability: Type.String({
+      minLength: 1,
+      description: "A capability id from discover, e.g. `music.search`.",
+    }),
+    params: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: "The request body: the fields of inspect's request schema.",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** JSON Schema as sent in tools/list: TypeBox's symbol keys do not survive JSON, so copy through it. */
+function inputSchema(schema: TSchema): Tool["inputSchema"] {
+  return JSON.parse(JSON.stringify(schema)) as Tool["inputSchema"];
+}
+
+function define(
+  name: string,
+  schema: TSchema,
+  checkArgs: boolean,
+  meta: Omit<Tool, "name" | "inputSchema">,
+  run: ToolDef["run"],
+): ToolDef {
+  return { tool: { name, ...meta, inputSchema: inputSchema(schema) }, schema, checkArgs, run };
+}
+
+/** Violations of execute's params are relative to the body; over MCP they point into `params`. */
+function underParams(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== "invalid_request" || !err.violations) return err;
+  const violations = err.violations.map((v) => ({ path: "/params" + v.path, message: v.message }));
+  return new ApiError("invalid_request", err.message, {
+    violations,
+    ...(err.hint ? { hint: err.hint } : {}),
+  });
+}
+
+const TOOL_DEFS: ToolDef[] = [
+  define(
+    "discover",
+    NoArgs,
+    true,
+    {
+      title: "Discover capabilities",
+      description:
+        "List Quarry's search capabilities with whether each is enabled for this key and available here, " +
+        "typical credits, and the Sharpen entitlement. Start here, then inspect a capability. Free.",
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (services, ctx) => services.catalog.catalog(ctx.caller),
+  ),
+  define(
+    "inspect",
+    InspectArgs,
+    true,
+    {
+      title: "Inspect a capability",
+      description:
+        "One capability's request schema (the `params` of execute), follow-up and record actions, examples " +
+        "and cost. Read it before the first execute of a capability. Free.",
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (services, _ctx, args) => services.catalog.inspect(args.id as string),
+  ),
+  define(
+    "execute",
+    ExecuteArgs,
+    true,
+    {
+      title: "Run a capability",
+      description:
+        "Run a search capability with typed params (see inspect). Returns results with record_ids, a " +
+        "search_id for follow_up, charged_credits and balance. Costs credits; each call is a new search.",
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (services, ctx, args) =>
+      services.search
+        .execute(ctx.caller, args.capability as string, args.params, ctx.requestId)
+        .catch((err) => {
+          throw underParams(err);
+        }),
+  ),
+  define(
+    "follow_up",
+    FollowUpRequestSchema,
+    false,
+    {
+      title: "Follow up on a search or record",
+      description:
+        "Continue a search: with search_id, `more` (next page) or `update` (params merged, paging reset); " +
+        "with record_id, a record action such as `details`. Give exactly one of search_id or record_id. " +
+        "Paging from the source and record actions may cost credits.",
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (services, ctx, args) => services.search.followUp(ctx.caller, args, ctx.requestId),
+  ),
+  define(
+    "sharpen",
+    SharpenRequestSchema,
+    false,
+    {
+      title: "Second opinion on a draft",
+      description:
+        "Have a model of a different family review a draft answer: it first attempts the task blind, then " +
+        "critiques the draft against its own attempt. Costs credits; needs Sharpen enabled (see discover).",
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    async (services, ctx, args) => services.sharpen.review(ctx.caller, args, ctx.requestId),
+  ),
+  define(
+    "account",
+    NoArgs,
+    true,
+    {
+      title: "Account and balance",
+      description: "This key's account: plan, credit balance (used, cap, period end) and Sharpen tier. Free.",
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async (services, ctx) => services.catalog.account(ctx.caller),
+  ),
+];
+
+const BY_NAME = new Map(TOOL_DEFS.map((d) => [d.tool.name, d]));
+
+/** The tools/list answer; the same for every caller (availability is what discover reports). */
+export const TOOLS: Tool[] = TOOL_DEFS.map((d) => d.tool);
+
+/** Orientation sent in the initialize result. */
+export const INSTRUCTIONS =
+  "Quarry gives typed, stateful search capabilities. Call discover, inspect {id} for the request schema, " +
+  "execute {capability, params}, then follow_up with the search_id (`more`, `update`) or a record_id " +
+  "(`details` and other record actions). Results carry charged_credits and balance; refused and failed " +
+  "calls cost nothing and answer isError with {error:{code, message, hint?, retryable, violations?}}. " +
+  "Search sessions live 24 hours after their last use.";
+
+export function toolResult(value: unknown): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    structuredContent: value as Record<string, unknown>,
+  };
+}
+
+export function toolError(envelope: ErrorEnvelope): CallToolResult {
+  return { ...toolResult(envelope), isError: true };
+}
+
+/** Run one tools/call; never throws: every failure becomes a tool error with the envelope. */
+export async function callTool(
+  services: Services,
+  ctx: ToolContext,
+  name: string,
+  args: Args | undefined,
+): Promise<CallToolResult> {
+  try {
+    const def = BY_NAME.get(name);
+    if (!def) {
+      throw new ApiError("not_found", `No tool "${name}".`, {
+        hint: `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`,
+      });
+    }
+    const body = args ?? {};
+    if (def.checkArgs) {
+      const violations = validate(def.schema, body);
+      if (violations.length > 0) throw invalidRequest(violations);
+    }
+    return toolResult(await def.run(services, ctx, body));
+  } catch (err) {
+    const api = toApiError(err);
+    // Same rule as the REST error handler: faults are logged, vendor-key gaps are not.
+    if (api.status >= 500 && api.code !== "capability_unavailable") {
+      ctx.log.error({ err: api.cause ?? api, code: api.code, tool: name }, api.message);
+    }
+    return toolError(api.toEnvelope(ctx.requestId));
+  }
+}

@@ -1,0 +1,516 @@
+/**
+ * The MCP endpoint end to end: the SDK's own client over real HTTP with each key form, every tool
+ * compared with its REST twin, the refusals (401, 403 Origin, rate limit, unknown argument keys),
+ * two concurrent clients kept apart, and a log capture proving the URL key never reaches a log line.
+ */
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { registry } from "../src/capabilities/registry.ts";
+import { FollowUpRequestSchema } from "../src/sessions/follow-up-schema.ts";
+import { SharpenRequestSchema } from "../src/sharpen/schema.ts";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
+type Json = any;
+type Form = "header" | "url";
+
+const FORMS: Form[] = ["header", "url"];
+const ALLOWED_ORIGIN = "https://agent.example";
+const PLANS = JSON.stringify([
+  { id: "free", name: "Free", credits: 1000, period: "once", rateLimitPerMinute: 60, capabilities: "*" },
+  { id: "pro", name: "Pro", credits: 20000, period: "monthly", rateLimitPerMinute: 60, capabilities: "*" },
+]);
+const ACCEPT = "application/json, text/event-stream";
+const example = (id: string) => registry[id]!.examples[0]!.body;
+
+function endpoint(h: Harness, key: string, form: Form): { url: string; headers: Record<string, string> } {
+  return form === "header"
+    ? { url: `${h.url}/mcp`, headers: { authorization: `Bearer ${key}` } }
+    : { url: `${h.url}/mcp/k/${key}`, headers: {} };
+}
+
+async function connect(h: Harness, key: string, form: Form): Promise<Client> {
+  const { url, headers } = endpoint(h, key, form);
+  const client = new Client({ name: "quarry-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** Call a tool; the text block and structuredContent must carry the same JSON. */
+async function tool(
+  client: Client,
+  name: string,
+  args?: Record<string, unknown>,
+): Promise<{ value: Json; isError: boolean }> {
+  const res = (await client.callTool({
+    name,
+    ...(args === undefined ? {} : { arguments: args }),
+  })) as CallToolResult;
+  assert.equal(res.content.length, 1);
+  const block = res.content[0]!;
+  assert.equal(block.type, "text");
+  const value = JSON.parse(block.type === "text" ? block.text : "null");
+  assert.deepEqual(res.structuredContent, value);
+  return { value, isError: res.isError === true };
+}
+
+async function ok(client: Client, name: string, args?: Record<string, unknown>): Promise<Json> {
+  const r = await tool(client, name, args);
+  assert.equal(r.isError, false, JSON.stringify(r.value));
+  return r.value;
+}
+
+async function toolError(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  code: string,
+): Promise<Json> {
+  const r = await tool(client, name, args);
+  assert.equal(r.isError, true, JSON.stringify(r.value));
+  assert.equal(r.value.error.code, code, JSON.stringify(r.value));
+  assert.equal(typeof r.value.error.retryable, "boolean");
+  assert.match(r.value.error.requestId, /^req_/);
+  return r.value;
+}
+
+const VOLATILE = new Set(["search_id", "record_id", "charged_credits", "balance", "requestId"]);
+
+/** Drop what differs between two equal calls: ids of fresh searches, charges, balances, request ids. */
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !VOLATILE.has(k))
+      .map(([k, v]) => [k, strip(v)]),
+  );
+}
+
+/** A raw JSON-RPC POST (for what the SDK client cannot send: wrong keys, Origins, bad JSON). */
+async function rawPost(url: string, body: string | unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { accept: ACCEPT, "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: Json = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: res.status, headers: res.headers, text, body: json };
+}
+
+const callMessage = (name: string, args: unknown, id = 1) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+let h: Harness;
+
+before(async () => {
+  h = await startHarness({ env: { QUARRY_PLANS: PLANS, MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN } });
+});
+after(async () => {
+  await h.close();
+});
+
+for (const form of FORMS) {
+  describe(`MCP with the ${form} key form`, () => {
+    let key: string;
+    let client: Client;
+    const rest = (method: string, path: string, body?: unknown) =>
+      h.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+
+    before(async () => {
+      ({ key } = await h.account("free"));
+      client = await connect(h, key, form);
+    });
+    after(async () => {
+      await client.close();
+    });
+
+    test("tools/list: six tools with exact input schemas and annotations", async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ["discover", "inspect", "execute", "follow_up", "sharpen", "account"],
+      );
+      const schema = Object.fromEntries(tools.map((t) => [t.name, t.inputSchema]));
+      const empty = { type: "object", properties: {}, additionalProperties: false };
+      assert.deepEqual(schema.discover, empty);
+      assert.deepEqual(schema.account, empty);
+      assert.deepEqual(schema.inspect, {
+        type: "object",
+        properties: {
+          id: {
+            type: "string",
+            minLength: 1,
+            description: "A capability id from discover, e.g. `music.search`.",
+          },
+        },
+        required: ["id"],
+        additionalProperties: false,
+      });
+      assert.deepEqual(schema.execute, {
+        type: "object",
+        properties: {
+          capability: {
+            type: "string",
+            minLength: 1,
+            description: "A capability id from discover, e.g. `music.search`.",
+          },
+          params: {
+            type: "object",
+            properties: {},
+            additionalProperties: true,
+            description: "The request body: the fields of inspect's request schema.",
+          },
+        },
+        required: ["capability", "params"],
+        additionalProperties: false,
+      });
+      assert.deepEqual(schema.follow_up, JSON.parse(JSON.stringify(FollowUpRequestSchema)));
+      assert.deepEqual(schema.sharpen, JSON.parse(JSON.stringify(SharpenRequestSchema)));
+      for (const t of tools) {
+        assert.ok((t.description ?? "").length > 40, t.name);
+        const a = t.annotations!;
+        const readOnly = ["discover", "inspect", "account"].includes(t.name);
+        assert.equal(a.readOnlyHint, readOnly, t.name);
+        assert.equal(a.idempotentHint, readOnly, t.name);
+        assert.equal(a.openWorldHint, !readOnly, t.name);
+      }
+    });
+
+    test("discover, inspect and account answer exactly what REST answers", async () => {
+      assert.deepEqual(await ok(client, "discover", {}), (await rest("GET", "/v1/catalog")).body);
+      for (const id of Object.keys(registry)) {
+        assert.deepEqual(
+          await ok(client, "inspect", { id }),
+          (await rest("GET", `/v1/capabilities/${id}`)).body,
+        );
+      }
+      assert.deepEqual(await ok(client, "account"), (await rest("GET", "/v1/account")).body);
+      const unknown = await toolError(client, "inspect", { id: "nope.search" }, "capability_unknown");
+      assert.deepEqual(strip(unknown), strip((await rest("GET", "/v1/capabilities/nope.search")).body));
+    });
+
+    test("execute answers what REST answers for every reference capability, with the same charge", async () => {
+      for (const id of Object.keys(registry)) {
+        const mcp = await ok(client, "execute", { capability: id, params: example(id) });
+        const viaRest = await rest("POST", `/v1/capabilities/${id}/execute`, example(id));
+        assert.equal(viaRest.status, 200, JSON.stringify(viaRest.body));
+        assert.deepEqual(strip(mcp), strip(viaRest.body), id);
+        assert.equal(mcp.charged_credits, viaRest.body.charged_credits, id);
+        assert.ok(mcp.results.length > 0, id);
+      }
+      const account = await ok(client, "account");
+      assert.equal(account.credits.used, (await rest("GET", "/v1/account")).body.credits.used);
+    });
+
+    test("follow_up pages a search with `more` and runs `details` like REST", async () => {
+      for (const id of ["music.search", "academic.search"]) {
+        const mcp = await ok(client, "execute", { capability: id, params: example(id) });
+        const viaRest = (await rest("POST", `/v1/capabilities/${id}/execute`, example(id))).body;
+        assert.equal(mcp.has_more, viaRest.has_more, id);
+        if (id === "music.search") assert.equal(mcp.has_more, true, "the music example pages");
+        if (mcp.has_more) {
+          const moreMcp = await ok(client, "follow_up", { search_id: mcp.search_id, action: "more" });
+          const moreRest = await rest("POST", "/v1/follow-up", {
+            search_id: viaRest.search_id,
+            action: "more",
+          });
+          assert.equal(moreRest.status, 200, JSON.stringify(moreRest.body));
+          assert.equal(moreMcp.search_id, mcp.search_id);
+          assert.deepEqual(strip(moreMcp), strip(moreRest.body), id);
+          assert.equal(moreMcp.charged_credits, moreRest.body.charged_credits);
+        }
+
+        const detailsMcp = await ok(client, "follow_up", {
+          record_id: mcp.results[0].record_id,
+          action: "details",
+        });
+        const detailsRest = await rest("POST", "/v1/follow-up", {
+          record_id: viaRest.results[0].record_id,
+          action: "details",
+        });
+        assert.equal(detailsRest.status, 200, JSON.stringify(detailsRest.body));
+        assert.equal(detailsMcp.record_id, mcp.results[0].record_id);
+        assert.deepEqual(strip(detailsMcp), strip(detailsRest.body), id);
+
+        // One account, one session store: REST continues the search MCP started.
+        const again = await rest("POST", "/v1/follow-up", {
+          record_id: mcp.results[0].record_id,
+          action: "details",
+        });
+        assert.deepEqual(again.body.detail, detailsMcp.detail);
+      }
+    });
+
+    test("sharpen exists and answers what REST answers (503 until reviewers are configured)", async () => {
+      const body = { task: "Sum 2 and 2", draft: "4", caller_provider: "family_a" };
+      const viaRest = await rest("POST", "/v1/sharpen", body);
+      const r = await tool(client, "sharpen", body);
+      if (viaRest.status === 200) {
+        assert.equal(r.isError, false);
+        return;
+      }
+      assert.equal(r.isError, true);
+      assert.equal(viaRest.status, 503);
+      assert.equal(r.value.error.code, "capability_unavailable");
+      assert.deepEqual(strip(r.value), strip(viaRest.body));
+    });
+
+    test("unknown or missing argument keys are invalid_request with pointers into the arguments", async () => {
+      const paths = async (name: string, args: Record<string, unknown>) =>
+        (await toolError(client, name, args, "invalid_request")).error.violations.map(
+          (v: { path: string }) => v.path,
+        );
+      assert.deepEqual(await paths("discover", { verbose: true }), ["/verbose"]);
+      assert.deepEqual(await paths("account", { id: "acct" }), ["/id"]);
+      assert.deepEqual(await paths("inspect", { id: "music.search", extra: 1 }), ["/extra"]);
+      assert.deepEqual(
+        await paths("execute", { capability: "music.search", params: { query: "x" }, num: 3 }),
+        ["/num"],
+      );
+      assert.deepEqual(await paths("execute", { capability: "music.search" }), ["/params"]);
+
+      // params are validated by the search service; MCP points into `params`, REST into the body.
+      const params = { query: "Soliloquy", bogus: true };
+      const mcp = await toolError(
+        client,
+        "execute",
+        { capability: "music.search", params },
+        "invalid_request",
+      );
+      const viaRest = (await rest("POST", "/v1/capabilities/music.search/execute", params)).body;
+      assert.deepEqual(
+        mcp.error.violations,
+        viaRest.error.violations.map((v: { path: string; message: string }) => ({
+          ...v,
+          path: "/params" + v.path,
+        })),
+      );
+
+      const followUp = { search_id: "srch_0123456789abcdef", action: "more", bogus: 1 };
+      const fu = await toolError(client, "follow_up", followUp, "invalid_request");
+      assert.deepEqual(strip(fu), strip((await rest("POST", "/v1/follow-up", followUp)).body));
+      assert.deepEqual(
+        fu.error.violations.map((v: { path: string }) => v.path),
+        ["/bogus"],
+      );
+    });
+  });
+}
+
+describe("MCP refusals", () => {
+  test("a wrong or missing key in either form is HTTP 401 before any MCP processing; nothing is charged", async () => {
+    const { key, accountId } = await h.account("free");
+    const client = await connect(h, key, "url");
+    const quote = await ok(client, "execute", {
+      capability: "markets.quote",
+      params: example("markets.quote"),
+    });
+    assert.equal(quote.charged_credits, 4, "the call below would be billed with a valid key");
+    await client.close();
+
+    const usedBefore = (await h.store.getAccount(accountId))!.creditsUsed;
+    const ledgerBefore = await h.store.ledgerTotal(accountId);
+    const upstreamBefore = h.replay.requests.length;
+    const wrong = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");
+    const message = callMessage("execute", { capability: "markets.quote", params: example("markets.quote") });
+    const attempts: [string, Record<string, string>][] = [
+      [`${h.url}/mcp`, { authorization: `Bearer ${wrong}` }],
+      [`${h.url}/mcp/k/${wrong}`, {}],
+      [`${h.url}/mcp`, {}],
+      [`${h.url}/mcp`, { authorization: `Basic ${key}` }],
+      [`${h.url}/mcp/k/`, {}],
+      [`${h.url}/mcp/k/${wrong}`, { authorization: `Bearer ${key}` }],
+    ];
+    for (const [url, headers] of attempts) {
+      const res = await rawPost(url, message, headers);
+      assert.equal(res.status, 401, url);
+      assert.equal(res.body.error.code, "unauthorized");
+      assert.equal(res.body.error.retryable, false);
+      assert.match(res.body.error.requestId, /^req_/);
+      assert.ok(!res.text.includes(wrong) && !res.text.includes(key), "no key is echoed");
+    }
+    for (const form of FORMS) {
+      await assert.rejects(connect(h, wrong, form), (err: { code?: number }) => err.code === 401);
+    }
+    assert.equal((await h.store.getAccount(accountId))!.creditsUsed, usedBefore);
+    assert.equal(await h.store.ledgerTotal(accountId), ledgerBefore);
+    assert.equal(h.replay.requests.length, upstreamBefore, "nothing reached the provider");
+  });
+
+  test("a disallowed Origin is 403 in the envelope; an allowed one or none passes", async () => {
+    const { key } = await h.account("free");
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
+    for (const form of FORMS) {
+      const { url, headers } = endpoint(h, key, form);
+      const refused = await rawPost(url, init, { ...headers, origin: "https://evil.example" });
+      assert.equal(refused.status, 403);
+      assert.equal(refused.body.error.code, "capability_disabled");
+      assert.match(refused.body.error.message, /Origin/);
+      assert.equal((await rawPost(url, init, { ...headers, origin: ALLOWED_ORIGIN })).status, 200);
+      assert.equal((await rawPost(url, init, headers)).status, 200);
+    }
+  });
+
+  test("61 tool calls in a minute: the 61st is a tool error rate_limited; the handshake costs nothing", async () => {
+    const { key } = await h.account("free");
+    const client = await connect(h, key, "header");
+    await client.listTools();
+    const first = await h.call("GET", "/v1/account", { key });
+    assert.equal(first.headers.get("ratelimit-remaining"), "59", "initialize and tools/list are not counted");
+    for (let i = 0; i < 29; i++) assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
+    for (let i = 0; i < 30; i++) await ok(client, "account");
+    const limited = await toolError(client, "account", undefined, "rate_limited");
+    assert.equal(limited.error.retryable, true);
+    assert.match(limited.error.hint, /Retry-After/);
+    assert.equal((await h.call("GET", "/v1/account", { key })).status, 429, "REST and MCP share one limit");
+    await client.close();
+  });
+
+  test("GET and DELETE answer 405 with Allow: POST and a JSON-RPC error, in both forms", async () => {
+    const { key } = await h.account("free");
+    for (const method of ["GET", "DELETE"]) {
+      for (const path of ["/mcp", `/mcp/k/${key}`]) {
+        const res = await fetch(h.url + path, { method, headers: { accept: "text/event-stream" } });
+        assert.equal(res.status, 405, `${method} ${path}`);
+        assert.equal(res.headers.get("allow"), "POST");
+        assert.deepEqual(await res.json(), {
+          jsonrpc: "2.0",
+          error: { code: -32000, message: "Method not allowed." },
+          id: null,
+        });
+      }
+    }
+  });
+
+  test("malformed JSON-RPC and batches are answered as the SDK does, after the key check", async () => {
+    const { key } = await h.account("free");
+    const bad = await rawPost(`${h.url}/mcp/k/${key}`, "{not json");
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.code, -32700);
+    const notRpc = await rawPost(`${h.url}/mcp/k/${key}`, { hello: "world" });
+    assert.equal(notRpc.status, 400);
+    assert.equal(notRpc.body.jsonrpc, "2.0");
+    assert.equal((await rawPost(`${h.url}/mcp/k/qk_live_${"A".repeat(32)}`, "{not json")).status, 401);
+
+    const batch = await rawPost(`${h.url}/mcp/k/${key}`, [
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      callMessage("account", {}, 2),
+    ]);
+    assert.equal(batch.status, 200, batch.text);
+    assert.equal(batch.body.length, 2);
+    const byId = new Map(batch.body.map((m: Json) => [m.id, m.result]));
+    assert.equal((byId.get(1) as Json).tools.length, 6);
+    assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
+    assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
+  });
+});
+
+describe("MCP isolation", () => {
+  test("two clients calling concurrently with different keys each get their own results", async () => {
+    const a = await h.account("free");
+    const b = await h.account("pro");
+    const [ca, cb] = await Promise.all([connect(h, a.key, "header"), connect(h, b.key, "url")]);
+    const quote = { capability: "markets.quote", params: example("markets.quote") };
+    const calls: Promise<[string, string, Json]>[] = [];
+    for (let i = 0; i < 6; i++) {
+      calls.push(ok(ca, "account").then((v) => ["a", "account", v]));
+      calls.push(ok(cb, "account").then((v) => ["b", "account", v]));
+      if (i < 2) calls.push(ok(ca, "execute", quote).then((v) => ["a", "execute", v]));
+      if (i < 1) calls.push(ok(cb, "execute", quote).then((v) => ["b", "execute", v]));
+    }
+    const searches: Record<string, string[]> = { a: [], b: [] };
+    for (const [who, name, value] of await Promise.all(calls)) {
+      if (name === "account") assert.equal(value.plan.id, who === "a" ? "free" : "pro");
+      else searches[who]!.push(value.results[0].record_id);
+    }
+    assert.equal((await ok(ca, "account")).credits.used, 8);
+    assert.equal((await ok(cb, "account")).credits.used, 4);
+    assert.equal((await h.store.getAccount(a.accountId))!.creditsUsed, 8);
+    assert.equal((await h.store.getAccount(b.accountId))!.creditsUsed, 4);
+    // One client's records are invisible to the other.
+    await toolError(cb, "follow_up", { record_id: searches.a![0], action: "details" }, "record_unknown");
+    await ok(ca, "follow_up", { record_id: searches.a![0], action: "details" });
+    await Promise.all([ca.close(), cb.close()]);
+  });
+});
+
+describe("MCP logging", () => {
+  test("the URL key never appears in any log line", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split("\n").filter(Boolean));
+        done();
+      },
+    });
+    const logged = await startHarness({
+      env: { MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN },
+      logger: { level: "trace", stream },
+    });
+    try {
+      const { key } = await logged.account();
+      const wrong = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");
+      const url = `${logged.url}/mcp/k/${key}`;
+      const client = await connect(logged, key, "url");
+      await ok(client, "execute", { capability: "music.search", params: example("music.search") });
+      await toolError(client, "nope", {}, "not_found");
+      // A vendor failure (no recording for this query) is logged at error level, with its cause.
+      const failed = await tool(client, "execute", {
+        capability: "music.search",
+        params: { query: "no recording 7Qx" },
+      });
+      assert.equal(failed.isError, true);
+      assert.equal(failed.value.error.retryable, true, JSON.stringify(failed.value));
+      await toolError(
+        client,
+        "execute",
+        { capability: "music.search", params: { bogus: key } },
+        "invalid_request",
+      );
+      await client.close();
+      assert.equal((await rawPost(`${logged.url}/mcp/k/${wrong}`, callMessage("account", {}))).status, 401);
+      assert.equal((await rawPost(url, "{not json")).status, 400);
+      assert.equal(
+        (await rawPost(url, callMessage("account", {}), { origin: "https://evil.example" })).status,
+        403,
+      );
+      assert.equal((await fetch(url)).status, 405);
+      assert.equal((await rawPost(`${url}/extra`, {})).status, 404);
+
+      assert.ok(lines.length >= 8, `log lines were captured (${lines.length})`);
+      const secret = key.slice("qk_live_".length);
+      for (const line of lines) {
+        assert.ok(!line.includes(secret), `key in log line: ${line}`);
+        assert.ok(!line.includes(wrong.slice("qk_live_".length)), `wrong key in log line: ${line}`);
+      }
+      assert.ok(
+        lines.some((l) => JSON.parse(l).level >= 50),
+        "an error line was captured too",
+      );
+      const urls = lines.map((l) => JSON.parse(l).url).filter(Boolean);
+      assert.ok(urls.includes("/mcp/k/***"), "the route is logged redacted");
+    } finally {
+      await logged.close();
+    }
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * `npm start` as a real process: on an empty embedded store it creates a local free account, prints
+ * its key once with a curl example, serves with that key, prints no key on the next start, and
+ * exits cleanly on SIGTERM.
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+
+const dataDir = mkdtempSync(join(tmpdir(), "quarry-start-"));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+function start(): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const ready = new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      // Wait for the whole first-start block (it ends with the curl line) when it is printed.
+      if (m && (!out.includes("First start") || out.includes("curl"))) resolve(m[1]!);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+  return { child, output: () => out, ready };
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once("exit", (code) => resolve(code));
+    child.kill("SIGTERM");
+  });
+}
+
+test("first start prints a working key once; SIGTERM exits 0", async () => {
+  const first = start();
+  const url = await first.ready;
+  const key = /API key \(shown only this once\): (qk_live_[0-9A-Za-z]{32})/.exec(first.output())?.[1];
+  assert.ok(key, first.output());
+  assert.match(first.output(), /curl -s http:\/\/127\.0\.0\.1:\d+\/v1\/catalog -H "Authorization: Bearer qk_live_/);
+  const res = await fetch(`${url}/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+  assert.equal(res.status, 200);
+  const account = (await res.json()) as { plan: { id: string }; credits: { cap: number } };
+  assert.equal(account.plan.id, "free");
+  assert.equal(account.credits.cap, 1000);
+  assert.equal(await stop(first.child), 0);
+
+  const second = start();
+  await second.ready;
+  assert.doesNotMatch(second.output(), /qk_live_/);
+  assert.equal(await stop(second.child), 0);
+});
