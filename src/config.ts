@@ -54,6 +54,10 @@ export interface Config {
     userAgent: string;
     maxResponseBytes: number;
     maxRetries: number;
+    /** Consecutive failed calls that open a provider's circuit breaker. */
+    breakerThreshold: number;
+    /** How long an open breaker refuses calls before letting one trial through. */
+    breakerHalfOpenMs: number;
   };
   mcp: {
     /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
@@ -177,6 +181,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `Quarry/${API_VERSION} (search gateway for AI agents; ${env.QUARRY_CONTACT || "operator contact not set"})`,
       maxResponseBytes: int(env, "UPSTREAM_MAX_RESPONSE_BYTES", 8 * 1024 * 1024, 1024),
       maxRetries: int(env, "UPSTREAM_MAX_RETRIES", 2),
+      breakerThreshold: int(env, "UPSTREAM_BREAKER_THRESHOLD", 5, 1),
+      breakerHalfOpenMs: int(env, "UPSTREAM_BREAKER_HALF_OPEN_MS", 30_000, 1),
     },
     mcp: {
       allowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "")

@@ -81,7 +81,10 @@ export class HttpUpstreamClient implements UpstreamClient {
   constructor(
     private readonly config: Pick<Config, "providers" | "upstream">,
     private readonly logger?: UpstreamLogger,
-    private readonly breakerSettings: BreakerSettings = { threshold: 5, halfOpenAfterMs: 30_000 },
+    private readonly breakerSettings: BreakerSettings = {
+      threshold: config.upstream.breakerThreshold,
+      halfOpenAfterMs: config.upstream.breakerHalfOpenMs,
+    },
   ) {
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -148,7 +151,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     } catch (err) {
       if (isBrokenCircuitError(err)) {
         throw new ApiError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, {
-          hint: `The provider failed repeatedly; try again in about ${Math.ceil(this.breakerSettings.halfOpenAfterMs / 1000)} seconds.`,
+          hint: `The provider failed repeatedly; try again in about ${Math.ceil(this.breakerSettings.halfOpenAfterMs / 1000)} s.`,
         });
       }
       throw err;

@@ -31,6 +31,8 @@ export interface HarnessOptions {
   embedded?: boolean;
   sharpen?: AppDeps["sharpen"];
   clock?: ManualClock;
+  /** Capabilities to serve instead of the registry (e.g. a copy with a short deadline). */
+  registry?: AppDeps["registry"];
   /** Logger options for buildApp (e.g. a level and an in-memory stream); logging is off by default. */
   logger?: AppDeps["logger"];
 }
@@ -104,6 +106,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     limiter,
     upstream,
     clock,
+    ...(options.registry ? { registry: options.registry } : {}),
     logger: options.logger ?? false,
     ...(options.sharpen ? { sharpen: options.sharpen } : {}),
   });
