@@ -29,6 +29,8 @@ export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter
     const decision = await limiter.hit(caller.keyId ?? caller.account.id, caller.plan.rateLimitPerMinute, RATE_WINDOW_MS);
     const reset = Math.ceil(decision.resetMs / 1000);
     const headers = {
+      // Authenticated answers are the caller's own data: never cached by a proxy or browser.
+      "cache-control": "no-store",
       "ratelimit-limit": String(decision.limit),
       "ratelimit-remaining": String(decision.remaining),
       "ratelimit-reset": String(reset),

@@ -1,0 +1,100 @@
+/**
+ * Isolation and keys: another account's ids answer exactly like unknown ids (nothing revealed),
+ * keys are stored only as hashes, never appear in a log line or error, and authenticated answers
+ * are `Cache-Control: no-store`.
+ */
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { after, before, test } from "node:test";
+import { hashKey } from "../src/accounts/accounts.ts";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    done();
+  },
+});
+
+let h: Harness;
+before(async () => {
+  h = await startHarness({ logger: { level: "trace", stream: sink } });
+});
+after(async () => {
+  await h.close();
+});
+
+/** The envelope without the parts that legitimately differ (request id, the id the caller sent). */
+function shape(body: { error: { requestId: string; message: string } }, id: string) {
+  return { ...body.error, requestId: "-", message: body.error.message.replace(id, "<id>") };
+}
+
+test("another account's search and record ids answer exactly like unknown ones", async () => {
+  const owner = await h.account();
+  const stranger = await h.account();
+  const ex = await h.call("POST", "/v1/capabilities/recipes.search/execute", { key: owner.key, body: { query: "Salmon Prawn Risotto" } });
+  assert.equal(ex.status, 200);
+  const searchId: string = ex.body.search_id;
+  const recordId: string = ex.body.results[0].record_id;
+  const foreignSearch = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { search_id: searchId, action: "more" } });
+  const unknownSearch = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { search_id: "srch_ZZZZZZZZZZZZZZZZ", action: "more" } });
+  assert.equal(foreignSearch.status, 404);
+  assert.deepEqual(shape(foreignSearch.body, searchId), shape(unknownSearch.body, "srch_ZZZZZZZZZZZZZZZZ"));
+  const foreignRecord = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { record_id: recordId, action: "details" } });
+  const unknownRecord = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { record_id: "rec_ZZZZZZZZZZZZZZZZ", action: "details" } });
+  assert.equal(foreignRecord.status, 404);
+  assert.deepEqual(shape(foreignRecord.body, recordId), shape(unknownRecord.body, "rec_ZZZZZZZZZZZZZZZZ"));
+  assert.doesNotMatch(foreignRecord.text, /Salmon|recipes/, "nothing about the record is revealed");
+  // The stranger's failed attempts cost nothing and the owner can still use the record.
+  assert.equal((await h.call("POST", "/v1/follow-up", { key: owner.key, body: { record_id: recordId, action: "details" } })).status, 200);
+});
+
+test("keys are stored only as SHA-256 hashes", async () => {
+  const { key, accountId } = await h.account();
+  const [row] = await h.store.listKeys(accountId);
+  assert.equal(row!.hash, hashKey(key));
+  assert.match(row!.hash, /^[0-9a-f]{64}$/);
+  assert.ok(!JSON.stringify(row).includes(key.slice(12)), "no plaintext beyond the short hint");
+  assert.equal(row!.hint, key.slice(0, 12));
+});
+
+test("a key differing in one character is refused", async () => {
+  const { key } = await h.account();
+  const last = key.at(-1) === "A" ? "B" : "A";
+  const res = await h.call("GET", "/v1/account", { key: key.slice(0, -1) + last });
+  assert.equal(res.status, 401);
+});
+
+test("authenticated answers are no-store, errors included", async () => {
+  const { key } = await h.account();
+  for (const [method, path, body] of [
+    ["GET", "/v1/catalog", undefined],
+    ["GET", "/v1/account", undefined],
+    ["POST", "/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }],
+    ["POST", "/v1/follow-up", { action: "more" }],
+  ] as const) {
+    const res = await h.call(method, path, { key, ...(body === undefined ? {} : { body }) });
+    assert.equal(res.headers.get("cache-control"), "no-store", `${method} ${path}`);
+  }
+});
+
+test("no key ever reaches a log line or an error message", async () => {
+  const { key } = await h.account();
+  const wrong = "qk_live_" + "Q".repeat(32);
+  await h.call("GET", "/v1/catalog", { key });
+  await h.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: { nope: 1 } });
+  await h.call("POST", "/v1/capabilities/markets.quote/execute", { key, body: { symbol: "NOT:RECORDED" } });
+  const refused = await h.call("GET", "/v1/catalog", { key: wrong });
+  assert.ok(!refused.text.includes(wrong));
+  await h.call("POST", `/mcp/k/${key}`, {
+    headers: { accept: "application/json, text/event-stream" },
+    body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  });
+  assert.ok(lines.length >= 5, "requests were logged");
+  for (const line of lines) {
+    assert.ok(!line.includes(key), `key in log line: ${line}`);
+    assert.ok(!line.includes(wrong), `refused key in log line: ${line}`);
+  }
+  assert.ok(lines.some((l) => l.includes("/mcp/k/***")), "the URL form is logged redacted");
+});
