@@ -18,11 +18,12 @@ import { cryptoIds, type IdGenerator } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { registerMcpRoutes } from "./mcp/mcp-routes.ts";
 import { SearchService } from "./sessions/search-service.ts";
-import { sharpenBlock, type SharpenBlock } from "./sharpen/entitlement.ts";
+import type { SharpenBlock } from "./sharpen/entitlement.ts";
+import { createSharpenHandler } from "./sharpen/handler.ts";
 import type { Store } from "./store/types.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
 
-/** Sharpen plugs in here; until reviewers are configured it answers 503 capability_unavailable. */
+/** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
 export interface SharpenHandler {
   review(caller: Caller, body: unknown, requestId: string): Promise<unknown>;
   block(caller: Caller): SharpenBlock;
@@ -36,7 +37,7 @@ export interface AppDeps {
   clock?: Clock;
   ids?: IdGenerator;
   registry?: Registry;
-  /** Build the Sharpen handler from the wired services (optional). */
+  /** Build the Sharpen handler from the wired services (default: createSharpenHandler). */
   sharpen?: (services: Omit<Services, "sharpen">) => SharpenHandler;
   /** Extra probes for /health/ready (e.g. Redis). */
   readinessProbes?: Record<string, () => Promise<void>>;
@@ -85,25 +86,18 @@ export function createServices(deps: AppDeps): Services {
     ids,
     clock,
   });
-  const unavailableSharpen: SharpenHandler = {
-    review: async () => {
-      throw new ApiError("capability_unavailable", "Sharpen has no reviewers configured in this deployment.", {
-        hint: "The operator configures reviewers (docs/sharpen.md).",
-      });
-    },
-    block: (caller) => ({ ...sharpenBlock(accounts, caller), enabled: false }),
-  };
-  let sharpen: SharpenHandler = unavailableSharpen;
+  // Built once the other services exist; the catalog reads its block through this late binding.
+  let sharpen: SharpenHandler | null = null;
   const catalog = new CatalogService({
     registry,
     config: deps.config,
     accounts,
     search,
-    sharpen: (caller) => sharpen.block(caller),
+    sharpen: (caller) => sharpen!.block(caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
   const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
-  if (deps.sharpen) sharpen = deps.sharpen(base);
+  sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
   return { ...base, sharpen };
 }
 

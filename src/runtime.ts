@@ -7,7 +7,6 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "./limits/rate-limiter.ts";
-import { createSharpenHandler } from "./sharpen/handler.ts";
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/types.ts";
 import { HttpUpstreamClient } from "./upstream/client.ts";
@@ -37,7 +36,6 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     store,
     limiter,
     upstream,
-    sharpen: (services) => createSharpenHandler(services, { upstream }),
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
 

@@ -9,16 +9,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import { ConfigError, type SharpenTier } from "../config.ts";
 import { isObject, validate } from "../validation.ts";
 import { DEFAULT_TIER_CREDITS, TIERS } from "./entitlement.ts";
+import { FAMILIES } from "./schema.ts";
 
-export const FAMILIES = [
-  "family_a",
-  "family_b",
-  "family_c",
-  "family_d",
-  "family_e",
-  "family_f",
-  "family_g",
-] as const;
+export { FAMILIES };
 export type Family = (typeof FAMILIES)[number];
 
 /** Wire formats: OpenAI-compatible chat completions, Anthropic Messages, Gemini generateContent. */

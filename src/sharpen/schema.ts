@@ -3,16 +3,11 @@ import { Type } from "@sinclair/typebox";
 
 export const SHARPEN_INPUT_LIMIT = 60_000;
 
-export const CALLER_PROVIDERS = [
-  "family_a",
-  "family_b",
-  "family_c",
-  "family_d",
-  "family_e",
-  "family_f",
-  "family_g",
-  "other",
-] as const;
+/** The neutral model-family ids of the spec's naming rule. */
+export const FAMILIES = ["family_a", "family_b", "family_c", "family_d", "family_e", "family_f", "family_g"] as const;
+
+/** A caller's family, or `other` (any reviewer family may then serve). */
+export const CALLER_PROVIDERS = [...FAMILIES, "other"] as const;
 
 export const SharpenRequestSchema = Type.Object(
   {
