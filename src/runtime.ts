@@ -63,6 +63,14 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   }, config.sweepIntervalSeconds * 1000);
   sweep.unref();
 
+  // While draining, each answer closes its connection: a keep-alive socket whose last call ends
+  // during the drain would otherwise stay open and hold the exit until the grace period ends.
+  let draining = false;
+  app.addHook("onSend", async (_request, reply, payload) => {
+    if (draining) reply.header("connection", "close");
+    return payload;
+  });
+
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -72,12 +80,19 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(sweep);
+      draining = true;
       // Drain in-flight requests within the grace period, then close connections regardless.
-      const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownGraceMs);
-      timer.unref();
+      const graceOver = new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          app.server.closeAllConnections();
+          resolve();
+        }, config.shutdownGraceMs);
+        timer.unref();
+      });
       await app.close();
-      clearTimeout(timer);
-      await upstream.close().catch(() => undefined);
+      // The agent's close waits for calls still on their provider (hung past the grace): not longer
+      // than the grace, so the exit stays bounded; what they reserved is released on the next start.
+      await Promise.race([upstream.close().catch(() => undefined), graceOver]);
       await limiter.close().catch(() => undefined);
       await store.close().catch(() => undefined);
     })();

@@ -28,6 +28,16 @@ import type {
   Store,
 } from "./types.ts";
 
+/**
+ * JSON text PostgreSQL's jsonb accepts: it refuses the NUL character and unpaired surrogates, which
+ * provider data may carry. Both become U+FFFD (the replacement character) instead of failing the call.
+ */
+export function jsonb(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "string" && (v.includes("\u0000") || !v.isWellFormed()) ? v.replaceAll("\u0000", "\uFFFD").toWellFormed() : v,
+  );
+}
+
 export interface PostgresOpenOptions {
   /** Schema for every table (created if missing); tests use a fresh one each to isolate themselves. */
   schema?: string;
@@ -189,6 +199,13 @@ export class PostgresStore implements Store {
     return this.guard(async () => {
       const client = await this.pool.connect();
       let broken: Error | undefined;
+      // A checked-out client whose connection dies emits "error" besides failing its query; the
+      // pool listens only while the client is idle, so without this the error would be uncaught
+      // and take the whole process down when the database goes away mid-transaction.
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on("error", onError);
       try {
         await client.query("BEGIN");
         const result = await work(client);
@@ -200,6 +217,7 @@ export class PostgresStore implements Store {
         });
         throw error;
       } finally {
+        client.off("error", onError);
         client.release(broken);
       }
     });
@@ -405,7 +423,7 @@ export class PostgresStore implements Store {
       links: r.links ?? null,
       actions: r.actions ?? {},
     }));
-    await client.query(INSERT_RECORDS, [JSON.stringify(payload)]);
+    await client.query(INSERT_RECORDS, [jsonb(payload)]);
   }
 
   commit(op: CommitOp): Promise<AccountRow> {
@@ -413,11 +431,15 @@ export class PostgresStore implements Store {
       // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
       if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
       const { ledger } = op;
-      const charged = await this.row(
-        "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *",
-        [ledger.accountId, ledger.credits],
-        client,
-      );
+      // A free call changes no balance: read the account instead of writing its row again.
+      const charged =
+        ledger.credits === 0
+          ? await this.row("SELECT * FROM accounts WHERE id = $1", [ledger.accountId], client)
+          : await this.row(
+              "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *",
+              [ledger.accountId, ledger.credits],
+              client,
+            );
       if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
       await client.query(
         `INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at)
@@ -443,8 +465,8 @@ export class PostgresStore implements Store {
             s.id,
             s.accountId,
             s.capability,
-            JSON.stringify(s.query),
-            JSON.stringify(s.state),
+            jsonb(s.query),
+            jsonb(s.state),
             s.expiresAt,
             s.createdAt,
           ],
@@ -457,8 +479,8 @@ export class PostgresStore implements Store {
           "UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4 WHERE id = $1",
           [
             u.id,
-            u.query === undefined ? null : JSON.stringify(u.query),
-            JSON.stringify(u.state),
+            u.query === undefined ? null : jsonb(u.query),
+            jsonb(u.state),
             u.expiresAt,
           ],
         );
@@ -470,7 +492,7 @@ export class PostgresStore implements Store {
         // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
         const updated = await client.query(
           "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1",
-          [recordId, action, JSON.stringify(result)],
+          [recordId, action, jsonb(result)],
         );
         if ((updated.rowCount ?? 0) === 0) throw sessionGone();
       }

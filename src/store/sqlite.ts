@@ -60,6 +60,14 @@ export function mapSqliteError(error: unknown): unknown {
   return error;
 }
 
+/** Pause between attempts while another connection holds the write lock. */
+const BUSY_RETRY_MS = 20;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
+}
+
 function sessionGone(): ApiError {
   // The sweeper removed the search while the call ran; the commit rolls back so nothing is charged.
   return new ApiError("session_expired", "The search expired while this call was running.", {
@@ -139,6 +147,8 @@ const SQL = {
     "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?)",
 } as const;
 
+type BatchOutcome = { ok: true; account: AccountRow } | { ok: false; error: unknown };
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly db: Database.Database;
@@ -149,10 +159,18 @@ export class SqliteStore implements Store {
     release: Database.Transaction<(r: Reservation) => AccountRow | null>;
     releaseBefore: Database.Transaction<(before: number) => number>;
     commit: Database.Transaction<(op: CommitOp) => AccountRow>;
+    commitBatch: Database.Transaction<(ops: CommitOp[]) => BatchOutcome[]>;
   };
+  /** Commits waiting for the next group commit (see commit()). */
+  private pendingCommits: { op: CommitOp; resolve: (a: AccountRow) => void; reject: (e: unknown) => void }[] = [];
+  private flushScheduled = false;
 
-  private constructor(db: Database.Database) {
+  /** How long one call waits for another connection's write lock before answering 503. */
+  private readonly busyTimeoutMs: number;
+
+  private constructor(db: Database.Database, busyTimeoutMs: number) {
     this.db = db;
+    this.busyTimeoutMs = busyTimeoutMs;
     this.tx = {
       reserve: db.transaction((r: Reservation) => this.reserveWork(r)),
       release: db.transaction((r: Reservation) => {
@@ -167,6 +185,17 @@ export class SqliteStore implements Store {
         return released;
       }),
       commit: db.transaction((op: CommitOp) => this.commitWork(op)),
+      // Each op runs in its own savepoint (a nested better-sqlite3 transaction): one op that fails
+      // (its session was swept meanwhile) rolls back alone and the others still commit.
+      commitBatch: db.transaction((ops: CommitOp[]) =>
+        ops.map((op): BatchOutcome => {
+          try {
+            return { ok: true, account: this.tx.commit(op) };
+          } catch (error) {
+            return { ok: false, error };
+          }
+        }),
+      ),
     };
   }
 
@@ -181,9 +210,14 @@ export class SqliteStore implements Store {
       if (!options.readonly) db.pragma("journal_mode = WAL");
       // NORMAL in WAL mode survives a process crash (only an OS crash may lose the last commits).
       db.pragma("synchronous = NORMAL");
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+      const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma("foreign_keys = ON");
-      return new SqliteStore(db);
+      // From here on SQLite does not wait for a lock itself: its wait is synchronous and would
+      // freeze the whole process once per waiting call (20 calls → 20 × the timeout, health checks
+      // included). guard() waits between attempts instead, without blocking the event loop.
+      db.pragma("busy_timeout = 0");
+      return new SqliteStore(db, busyTimeoutMs);
     } catch (error) {
       throw mapSqliteError(error);
     }
@@ -207,11 +241,20 @@ export class SqliteStore implements Store {
     return this.stmt(sql).all(...params) as Raw[];
   }
 
+  /**
+   * Run one unit of work; while another connection holds the write lock, retry it until the busy
+   * timeout, then answer 503. A retry is safe: a busy statement did not run, and a transaction
+   * that fails is rolled back whole.
+   */
   private async guard<T>(work: () => T): Promise<T> {
-    try {
-      return work();
-    } catch (error) {
-      throw mapSqliteError(error);
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (;;) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw mapSqliteError(error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(BUSY_RETRY_MS, deadline - Date.now())));
     }
   }
 
@@ -405,7 +448,11 @@ export class SqliteStore implements Store {
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
     if (op.reservation) this.unreserve(op.reservation.id);
     const { ledger } = op;
-    const charged = this.row(SQL.charge, ledger.credits, ledger.accountId);
+    // A free call changes no balance: read the account instead of writing its page again.
+    const charged =
+      ledger.credits === 0
+        ? this.row(SQL.getAccount, ledger.accountId)
+        : this.row(SQL.charge, ledger.credits, ledger.accountId);
     if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
     this.stmt(SQL.insertLedger).run(
       ledger.id,
@@ -454,8 +501,39 @@ export class SqliteStore implements Store {
     return toAccount(charged);
   }
 
+  /**
+   * Group commit: the commits that arrive within one event-loop turn are written in one
+   * transaction (one WAL append instead of one per call), each in its own savepoint. A caller's
+   * promise resolves only after the transaction holding its op has committed, so an answered call
+   * is durable exactly as with one transaction per call.
+   */
   commit(op: CommitOp): Promise<AccountRow> {
-    return this.guard(() => this.tx.commit.immediate(op));
+    return new Promise((resolve, reject) => {
+      this.pendingCommits.push({ op, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => void this.flushCommits());
+      }
+    });
+  }
+
+  private async flushCommits(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pendingCommits;
+    this.pendingCommits = [];
+    if (batch.length === 0) return;
+    try {
+      const outcomes =
+        batch.length === 1
+          ? [{ ok: true as const, account: await this.guard(() => this.tx.commit.immediate(batch[0]!.op)) }]
+          : await this.guard(() => this.tx.commitBatch.immediate(batch.map((b) => b.op)));
+      outcomes.forEach((outcome, i) => {
+        if (outcome.ok) batch[i]!.resolve(outcome.account);
+        else batch[i]!.reject(mapSqliteError(outcome.error));
+      });
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+    }
   }
 
   ledgerTotal(accountId: string): Promise<number> {

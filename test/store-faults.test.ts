@@ -1,0 +1,542 @@
+/**
+ * Store faults (issue 5, item 2): the database goes away or cannot be written, and Quarry answers
+ * a clear, retryable `503 service_unavailable` within a bound — never a 500, never a hang — charges
+ * nothing, and works again once the database is back, without a restart.
+ *
+ * - PostgreSQL outage (only with DATABASE_URL): under load, the database disappears and comes back.
+ * - Embedded store: the file locked by another connection; the file read-only.
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { randomBase62 } from "../src/ids.ts";
+import { replayEnvironment } from "../src/replay/replay-env.ts";
+import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { PostgresStore } from "../src/store/postgres.ts";
+import { SqliteStore } from "../src/store/sqlite.ts";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";
+import { type CutMode, startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.ts";
+
+/** No call may take longer than this, database down or not. */
+const CALL_BOUND_MS = 12_000;
+const PLANS = JSON.stringify([
+  {
+    id: "load",
+    name: "Load",
+    credits: 100_000,
+    period: "once",
+    rateLimitPerMinute: 1_000_000,
+    capabilities: "*",
+  },
+]);
+interface Call {
+  path: string;
+  body: Record<string, unknown>;
+  credits: number;
+}
+const QUOTE: Call = {
+  path: "/v1/capabilities/markets.quote/execute",
+  body: { symbol: "GOOGL:NASDAQ" },
+  credits: 4,
+};
+const RECIPES: Call = {
+  path: "/v1/capabilities/recipes.search/execute",
+  body: { category: "Seafood", num: 5 },
+  credits: 0,
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Outcome {
+  billed: boolean;
+  start: number;
+  end: number;
+  /** HTTP status, or 0 when the call failed in transport or passed CALL_BOUND_MS. */
+  status: number;
+  code: string | null;
+  retryable: boolean | null;
+  charged: number;
+  requestId: string | null;
+  searchId: string | null;
+  transport: string | null;
+}
+
+async function timedCall(url: string, key: string, call: Call): Promise<Outcome> {
+  const start = Date.now();
+  const base = {
+    billed: call.credits > 0,
+    start,
+    code: null,
+    retryable: null,
+    charged: 0,
+    requestId: null,
+    searchId: null,
+  };
+  try {
+    const res = await fetch(url + call.path, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(call.body),
+      signal: AbortSignal.timeout(CALL_BOUND_MS),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
+    const body: any = await res.json().catch(() => null);
+    return {
+      ...base,
+      end: Date.now(),
+      status: res.status,
+      code: body?.error?.code ?? null,
+      retryable: body?.error?.retryable ?? null,
+      charged: res.status === 200 ? body.charged_credits : 0,
+      requestId: res.headers.get("x-request-id"),
+      searchId: res.status === 200 ? body.search_id : null,
+      transport: null,
+    };
+  } catch (err) {
+    return { ...base, end: Date.now(), status: 0, transport: (err as Error).message };
+  }
+}
+
+/** `workers` loops of quote / recipes calls until stopped; every outcome is kept. */
+function runLoad(url: string, key: string, workers: number) {
+  const outcomes: Outcome[] = [];
+  let stopped = false;
+  const loops = Array.from({ length: workers }, async (_, i) => {
+    let n = i;
+    while (!stopped) outcomes.push(await timedCall(url, key, n++ % 2 === 0 ? QUOTE : RECIPES));
+  });
+  return {
+    outcomes,
+    async stop() {
+      stopped = true;
+      await Promise.all(loops);
+    },
+  };
+}
+
+interface Probe {
+  start: number;
+  end: number;
+  status: number;
+}
+
+/** Poll /health/ready every 100 ms until stopped. */
+function pollReady(url: string) {
+  const probes: Probe[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const start = Date.now();
+      let status = 0;
+      try {
+        const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(CALL_BOUND_MS) });
+        await res.arrayBuffer();
+        status = res.status;
+      } catch {
+        status = 0;
+      }
+      probes.push({ start, end: Date.now(), status });
+      await sleep(100);
+    }
+  })();
+  return {
+    probes,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+  return Date.now() - started;
+}
+
+const fmt = (o: Outcome) => `${o.status} ${o.code ?? ""} ${o.transport ?? ""} after ${o.end - o.start} ms`;
+
+describe("PostgreSQL outage under load", {
+  skip: process.env.DATABASE_URL ? false : "DATABASE_URL not set",
+}, () => {
+  // The proxy stands in for stopping the PostgreSQL server: the server is shared with other tests
+  // running in parallel, so it is only "stopped" for this Quarry, whose connections all go through
+  // the proxy. `refuse` mode is what a stopped server looks like (connections dropped, new ones
+  // refused); `blackhole` is a network partition (nothing answers, only timeouts help).
+  let replay: ReplayServer;
+  let proxy: TcpProxy;
+  let store: PostgresStore;
+  let admin: pg.Pool;
+  let h: Harness;
+  const schema = `t_fault_${randomBase62(8).toLowerCase()}`;
+
+  before(async () => {
+    const direct = new URL(process.env.DATABASE_URL!);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(proxy.port);
+    store = await PostgresStore.open(viaProxy.toString(), { schema });
+    await store.migrate();
+    // Reads the figures straight from the database, around the proxy.
+    admin = new pg.Pool({ connectionString: direct.toString(), max: 2, options: `-c search_path=${schema}` });
+    replay = await startReplay();
+    // Calls spend ~100 ms on their provider, so some hold reservations when the database goes.
+    replay.setFault("serpapi", { kind: "latency", ms: 100 });
+    replay.setFault("themealdb", { kind: "latency", ms: 50 });
+    h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+  });
+  after(async () => {
+    // Each step on its own: one failing must not leave the schema or the proxy behind.
+    const quietly = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
+    await quietly(h?.close());
+    await quietly(store?.close());
+    await quietly(replay?.close());
+    await quietly(proxy?.close());
+    await quietly(admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    await quietly(admin?.end());
+  });
+
+  async function outage(mode: CutMode, downMs: number): Promise<string> {
+    const { key, accountId } = await h.account("load");
+    const ready = pollReady(h.url);
+    const load = runLoad(h.url, key, 10);
+    let cutAt = 0;
+    let restoreAt = 0;
+    try {
+      await until(
+        "calls answered before the cut",
+        () => load.outcomes.filter((o) => o.status === 200).length >= 20,
+        10_000,
+      );
+
+      cutAt = Date.now();
+      await proxy.cut(mode);
+      await until(
+        "/health/ready to answer 503",
+        () => ready.probes.some((p) => p.start >= cutAt && p.status === 503),
+        10_000,
+      );
+      await until(
+        "a call to answer 503",
+        () => load.outcomes.some((o) => o.start >= cutAt && o.status === 503),
+        CALL_BOUND_MS,
+      );
+      await sleep(Math.max(0, downMs - (Date.now() - cutAt)));
+
+      restoreAt = Date.now();
+      await proxy.restore();
+      await until(
+        "/health/ready to answer 200 again",
+        () => ready.probes.some((p) => p.start >= restoreAt && p.status === 200),
+        10_000,
+      );
+      await until(
+        "a billed call to answer 200 again",
+        () => load.outcomes.some((o) => o.start >= restoreAt && o.status === 200 && o.billed),
+        10_000,
+      );
+      await sleep(500);
+    } finally {
+      // A failed step must not leave the load running or the database cut for the next test.
+      if (proxy.state !== "up") await proxy.restore();
+      await load.stop();
+      await ready.stop();
+    }
+
+    const all = load.outcomes;
+    // Never a 500, never a transport error, never past the bound.
+    const bad = all.filter((o) => (o.status !== 200 && o.status !== 503) || o.end - o.start >= CALL_BOUND_MS);
+    assert.deepEqual(bad.map(fmt), [], "every call answers 200 or 503 within the bound");
+    for (const o of all.filter((x) => x.status === 503)) {
+      assert.equal(o.code, "service_unavailable", fmt(o));
+      assert.equal(o.retryable, true);
+    }
+    // While the database is away, nothing can succeed: every call made then answers 503.
+    const during = all.filter((o) => o.start >= cutAt && o.end <= restoreAt);
+    assert.ok(during.length > 0, "calls were made during the outage");
+    assert.deepEqual(
+      during.filter((o) => o.status !== 503).map(fmt),
+      [],
+      "calls during the outage answer 503",
+    );
+    const readyDuring = ready.probes.filter((p) => p.start >= cutAt && p.end <= restoreAt);
+    assert.ok(readyDuring.length > 0);
+    assert.deepEqual(
+      readyDuring.filter((p) => p.status !== 503),
+      [],
+      "/health/ready answers 503 throughout",
+    );
+    // Back without a restart: everything made a moment after the return succeeds.
+    const afterReturn = all.filter((o) => o.start >= restoreAt + 1000);
+    assert.deepEqual(
+      afterReturn.filter((o) => o.status !== 200).map(fmt),
+      [],
+      "calls after the return answer 200",
+    );
+
+    // Billing: the ledger is exactly `used`; each 200 has its ledger row with its credits; a call
+    // begun during the outage has none. Only a call already running at the cut may have been
+    // committed with its answer lost (503): the classic unknown outcome of a commit.
+    const ledger = (
+      await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
+    ).rows as {
+      request_id: string;
+      credits: number;
+    }[];
+    const byRequest = new Map(ledger.map((r) => [r.request_id, Number(r.credits)]));
+    const account = (await store.getAccount(accountId))!;
+    assert.equal(
+      ledger.reduce((s, r) => s + Number(r.credits), 0),
+      account.creditsUsed,
+      "the ledger sums to credits_used",
+    );
+    for (const o of all.filter((x) => x.status === 200))
+      assert.equal(byRequest.get(o.requestId!), o.charged, fmt(o));
+    for (const o of all.filter((x) => x.status === 503 && x.start >= cutAt)) {
+      assert.equal(byRequest.has(o.requestId!), false, `charged for a failed call: ${fmt(o)}`);
+    }
+    const straddling = all.filter((o) => o.start < cutAt && o.end >= cutAt && o.status === 503);
+    const unknownOutcome = straddling.filter((o) => byRequest.has(o.requestId!)).length;
+    // Reservations of calls cut mid-way could not be given back while the database was away; they
+    // are real rows (not drift) and the sweeper frees them once 2 minutes old (see crash.test.ts).
+    const held = (
+      await admin.query(
+        "SELECT COALESCE(SUM(amount), 0) AS n, COUNT(*) AS c FROM reservations WHERE account_id = $1",
+        [accountId],
+      )
+    ).rows[0] as {
+      n: string;
+      c: string;
+    };
+    assert.equal(account.creditsReserved, Number(held.n), "credits_reserved matches the reservation rows");
+    assert.ok(
+      Number(held.c) <= straddling.filter((o) => o.billed).length,
+      `${held.c} reservations held, at most one per billed call cut mid-way`,
+    );
+
+    // Figures: from the cut (or the return) to the first answer that shows it.
+    const firstEnd = (xs: { start: number; end: number }[], from: number) =>
+      Math.min(...xs.filter((x) => x.start >= from).map((x) => x.end)) - from;
+    const readyDownMs = firstEnd(
+      ready.probes.filter((p) => p.status === 503),
+      cutAt,
+    );
+    // Any call, also one begun before the cut: the first 503 a client sees.
+    const callDownMs = Math.min(...all.filter((o) => o.status === 503).map((o) => o.end)) - cutAt;
+    const readyUpMs = firstEnd(
+      ready.probes.filter((p) => p.status === 200),
+      restoreAt,
+    );
+    const callUpMs = firstEnd(
+      all.filter((o) => o.status === 200 && o.billed),
+      restoreAt,
+    );
+    const maxDown = Math.max(...during.map((o) => o.end - o.start));
+    return (
+      `${mode}: ${all.length} calls (${during.length} during the outage, all 503, slowest ${maxDown} ms); ` +
+      `first 503 from /health/ready ${readyDownMs} ms and to a call ${callDownMs} ms after the cut; ` +
+      `after the return ready 200 in ${readyUpMs} ms, billed call 200 in ${callUpMs} ms; ` +
+      `${straddling.length} calls cut mid-way (${unknownOutcome} committed before the cut), ${held.c} reservations left to the sweeper`
+    );
+  }
+
+  test("server stopped (connections dropped, new ones refused): 503 fast, nothing charged, back without restart", async (t) => {
+    t.diagnostic(await outage("refuse", 3000));
+  });
+
+  test("network partition (nothing answers): 503 within the connect timeout, never a hang", async (t) => {
+    t.diagnostic(await outage("blackhole", 8000));
+  });
+});
+
+/** PRAGMA integrity_check of a file, read by a connection of its own. */
+function integrity(file: string): string {
+  const db = new Database(file, { readonly: true });
+  try {
+    return String(db.pragma("integrity_check", { simple: true }));
+  } finally {
+    db.close();
+  }
+}
+
+describe("embedded store faults", () => {
+  let replay: ReplayServer;
+  const dirs: string[] = [];
+  before(async () => {
+    replay = await startReplay();
+  });
+  after(async () => {
+    await replay.close();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+  const freshFile = () => {
+    const dir = mkdtempSync(join(tmpdir(), "quarry-faults-"));
+    dirs.push(dir);
+    return { dir, file: join(dir, "quarry.db") };
+  };
+
+  test("file locked by another connection: 503 within the busy timeout, service stays responsive, then recovers", async (t) => {
+    const BUSY_MS = 1000;
+    const { file } = freshFile();
+    const store = SqliteStore.open(file, { busyTimeoutMs: BUSY_MS });
+    await store.migrate();
+    const h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+    const locker = new Database(file);
+    try {
+      const { key, accountId } = await h.account("load");
+      assert.equal((await timedCall(h.url, key, QUOTE)).status, 200);
+      const before = (await store.getAccount(accountId))!;
+
+      locker.exec("BEGIN EXCLUSIVE");
+      const lockedAt = Date.now();
+      const calls = Array.from({ length: 10 }, (_, i) => timedCall(h.url, key, i % 2 ? RECIPES : QUOTE));
+      // Readers are not blocked (WAL): liveness, readiness and reads answer at once meanwhile.
+      await sleep(100);
+      const live = await fetch(`${h.url}/health/live`);
+      const liveMs = Date.now() - lockedAt - 100;
+      const account = await h.call("GET", "/v1/account", { key });
+      const outcomes = await Promise.all(calls);
+      assert.equal(live.status, 200);
+      assert.ok(liveMs < 500, `/health/live answered in ${liveMs} ms while writes waited for the lock`);
+      assert.equal(account.status, 200);
+      for (const o of outcomes) {
+        assert.equal(o.status, 503, fmt(o));
+        assert.equal(o.code, "service_unavailable");
+        assert.equal(o.retryable, true);
+        // Each call waits out the busy timeout on its own; a synchronous wait would serialize them.
+        assert.ok(o.end - o.start < BUSY_MS + 1000, `answered within the busy timeout: ${fmt(o)}`);
+      }
+      const during = (await store.getAccount(accountId))!;
+      assert.equal(during.creditsUsed, before.creditsUsed, "nothing charged");
+      assert.equal(during.creditsReserved, 0, "nothing held");
+
+      locker.exec("ROLLBACK");
+      const quote = await timedCall(h.url, key, QUOTE);
+      const recipes = await timedCall(h.url, key, RECIPES);
+      assert.equal(quote.status, 200);
+      assert.equal(recipes.status, 200);
+      const more = await h.call("POST", "/v1/follow-up", {
+        key,
+        body: { search_id: recipes.searchId, action: "more" },
+      });
+      assert.equal(more.status, 200);
+      const final = (await store.getAccount(accountId))!;
+      assert.equal(final.creditsUsed, before.creditsUsed + QUOTE.credits);
+      assert.equal(await store.ledgerTotal(accountId), final.creditsUsed);
+      t.diagnostic(
+        `10 calls under the lock: 503 after ${Math.max(...outcomes.map((o) => o.end - o.start))} ms at most (busy timeout ${BUSY_MS} ms)`,
+      );
+    } finally {
+      if (locker.inTransaction) locker.exec("ROLLBACK");
+      locker.close();
+      await h.close();
+      await store.close();
+    }
+    assert.equal(integrity(file), "ok");
+  });
+
+  test("file read-only (store opened read-only): reads work, writes answer 503, nothing changes", async () => {
+    // As root, chmod does not stop writes; the store's `readonly` open is the honest way to get a
+    // connection the file refuses writes to (SQLITE_READONLY) in-process. The read-only disk
+    // itself is the next test.
+    const { file } = freshFile();
+    const writer = SqliteStore.open(file);
+    await writer.migrate();
+    const h1 = await startHarness({ store: writer, replay, env: { QUARRY_PLANS: PLANS } });
+    const seeded = await (async () => {
+      try {
+        const { key, accountId } = await h1.account("load");
+        const first = await timedCall(h1.url, key, QUOTE);
+        assert.equal(first.status, 200);
+        return { key, accountId, record: (await writer.getRecords(first.searchId!, 0, 10))[0]! };
+      } finally {
+        await h1.close();
+        await writer.close();
+      }
+    })();
+    const { key, accountId, record } = seeded;
+
+    const store = SqliteStore.open(file, { readonly: true });
+    await store.migrate(); // up to date: needs no write
+    const h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+    try {
+      const before = (await store.getAccount(accountId))!;
+      const ready = await h.call("GET", "/health/ready");
+      assert.equal(ready.status, 200, "the database answers reads");
+      assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
+      for (const call of [QUOTE, RECIPES]) {
+        const o = await timedCall(h.url, key, call);
+        assert.equal(o.status, 503, fmt(o));
+        assert.equal(o.code, "service_unavailable");
+        assert.ok(o.end - o.start < 2000, fmt(o));
+      }
+      const details = await h.call("POST", "/v1/follow-up", {
+        key,
+        body: { record_id: record.id, action: "details" },
+      });
+      assert.equal(details.status, 503, details.text);
+      assert.equal(details.body.error.code, "service_unavailable");
+      const after = (await store.getAccount(accountId))!;
+      assert.deepEqual(after, before, "nothing charged or held");
+    } finally {
+      await h.close();
+      await store.close();
+    }
+    assert.equal(integrity(file), "ok");
+  });
+
+  const canUnshare = spawnSync("unshare", ["-m", "true"]).status === 0;
+  test("data directory on a read-only mount: Quarry refuses to start with a clear error, file intact", {
+    skip: canUnshare ? false : "needs unshare -m (mount namespaces) to make a read-only mount",
+  }, async () => {
+    // A private mount namespace (unshare -m) bind-mounts the data directory read-only over itself
+    // for the child only: a read-only disk, with nothing changed for anyone else.
+    const { dir, file } = freshFile();
+    const env = { ...replayEnvironment(replay.url), DATA_DIR: dir, QUARRY_PLANS: PLANS };
+    const first = await startQuarryProcess({ env });
+    try {
+      assert.equal((await timedCall(first.url, first.key!, QUOTE)).status, 200);
+      assert.equal((await first.kill("SIGTERM")).code, 0);
+    } finally {
+      await first.kill("SIGKILL");
+    }
+
+    const script = 'd="$1"; shift; mount --bind "$d" "$d" && mount -o remount,bind,ro "$d" && exec "$@"';
+    const started = Date.now();
+    const child = spawnQuarry({
+      env,
+      argv: ["unshare", "-m", "sh", "-c", script, "sh", dir, ...serverArgv()],
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      child.exited,
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), 15_000);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (exit === null) child.child.kill("SIGKILL");
+    assert.ok(exit, "the process does not hang on a read-only disk");
+    assert.notEqual(exit.code, 0, child.output());
+    assert.match(
+      child.output(),
+      /^Quarry could not start: The embedded database is not writable/m,
+      child.output(),
+    );
+    assert.doesNotMatch(child.output(), /^\s+at /m, "one clear line, no stack dump");
+    assert.doesNotMatch(child.output(), /listening on/, "it never serves");
+    assert.ok(Date.now() - started < 15_000);
+    assert.equal(integrity(file), "ok");
+  });
+});
