@@ -8,15 +8,25 @@ const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 /** 62 * 4 = 248: bytes at or above this are rejected to avoid modulo bias. */
 const LIMIT = 248;
 
+// Random bytes are drawn from the CSPRNG in blocks and handed out once each (a per-id
+// randomBytes() call costs more than the rest of id generation).
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
+function nextByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
+
 export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
-    const bytes = randomBytes(Math.ceil((length - out.length) * 1.1) + 4);
-    for (const b of bytes) {
-      if (b >= LIMIT) continue;
-      out += ALPHABET[b % 62];
-      if (out.length === length) break;
-    }
+    const b = nextByte();
+    if (b < LIMIT) out += ALPHABET[b % 62];
   }
   return out;
 }
