@@ -116,6 +116,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true },
+    // Router-level refusals (bad percent-encoding, an over-long path segment) get the envelope too;
+    // their messages never echo the URL, which may hold an MCP key.
+    frameworkErrors: (error, request, reply) => sendError(error, request, reply),
   });
   app.decorate("services", services);
   app.decorateRequest("caller", null);

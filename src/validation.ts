@@ -54,9 +54,10 @@ function describe(err: ErrorObject): Violation {
  */
 export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
   const fn = compile(schema);
-  if (fn(data)) return [];
-  const seen = new Set<string>();
   const out: Violation[] = [];
+  illFormedStrings(data, at, out);
+  if (fn(data)) return out;
+  const seen = new Set<string>();
   const errors = fn.errors ?? [];
   // A union of constants (an enum written as anyOf) becomes one violation listing the values;
   // its branches' errors are dropped.
@@ -85,6 +86,22 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
     out.push(violation);
   }
   return out;
+}
+
+/**
+ * Strings with a NUL character or an unpaired surrogate are refused: no provider can search for
+ * them and PostgreSQL cannot store them. Returns a violation per such string, with its pointer.
+ */
+function illFormedStrings(value: unknown, at: string, out: Violation[]): void {
+  if (typeof value === "string") {
+    if (value.includes("\u0000") || !value.isWellFormed()) {
+      out.push({ path: at, message: "must not contain NUL characters or unpaired surrogates" });
+    }
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) illFormedStrings(value[i], at + pointer(i), out);
+  } else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) illFormedStrings(v, at + pointer(k), out);
+  }
 }
 
 /** Whether a value is a plain JSON object (not null, not an array). */

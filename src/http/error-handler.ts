@@ -12,6 +12,9 @@ const CLIENT_ERRORS: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: "The body is too large.",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length does not match the body.",
   FST_ERR_CTP_INVALID_TYPE: "Send the body as application/json.",
+  FST_ERR_BAD_URL: "The URL is not valid (bad percent-encoding).",
+  FST_ERR_MAX_PARAM_LENGTH: "A path segment is too long.",
+  FST_ERR_ASYNC_CONSTRAINT: "The request could not be routed.",
 };
 
 export function toApiError(error: unknown): ApiError {
