@@ -1,0 +1,100 @@
+/**
+ * One load scenario with autocannon's programmatic API: an unmeasured warm-up with the same
+ * requests, then the measured run. Latencies are taken from autocannon's per-response event at
+ * full (sub-millisecond) precision, over every response, rather than from its integer histogram.
+ */
+import autocannon from "autocannon";
+import { percentile, Samples } from "./stats.ts";
+
+export interface LoadSpec {
+  name: string;
+  /** Base URL of the server (requests carry their own paths). */
+  url: string;
+  requests: autocannon.Request[];
+  headers?: Record<string, string>;
+  connections: number;
+  /** Measured seconds. */
+  duration: number;
+  /** Unmeasured seconds before the measured run (0 for none). */
+  warmup: number;
+  /** Context each connection starts with (sequences that carry ids between requests). */
+  initialContext?: object;
+  /** Awaited once between the warm-up and the measured run (no load in flight then). */
+  onMeasureStart?: () => void | Promise<void>;
+  /** Called every `everyMs` during the measured run (RSS sampling). */
+  onTick?: { everyMs: number; run: (elapsedMs: number) => void };
+}
+
+export interface LoadResult {
+  name: string;
+  connections: number;
+  seconds: number;
+  responses: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Responses by status code. */
+  statuses: Record<string, number>;
+  non2xx: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+}
+
+function once(options: autocannon.Options, onResponse?: (status: number, ms: number) => void) {
+  return new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (err: unknown, result: autocannon.Result) =>
+      err ? reject(err) : resolve(result),
+    );
+    if (onResponse) {
+      instance.on("response", (_client, statusCode, _bytes, responseTime) =>
+        onResponse(statusCode, responseTime),
+      );
+    }
+  });
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const base: autocannon.Options = {
+    url: spec.url,
+    connections: spec.connections,
+    requests: spec.requests,
+    headers: { "content-type": "application/json", ...spec.headers },
+    ...(spec.initialContext ? { initialContext: spec.initialContext } : {}),
+  };
+  if (spec.warmup > 0) await once({ ...base, duration: spec.warmup });
+
+  const samples = new Samples();
+  const statuses: Record<string, number> = {};
+  let timer: NodeJS.Timeout | undefined;
+  await spec.onMeasureStart?.();
+  if (spec.onTick) {
+    const started = Date.now();
+    const tick = spec.onTick;
+    timer = setInterval(() => tick.run(Date.now() - started), tick.everyMs);
+  }
+  let result: autocannon.Result;
+  try {
+    result = await once({ ...base, duration: spec.duration }, (status, ms) => {
+      samples.push(ms);
+      const k = String(status);
+      statuses[k] = (statuses[k] ?? 0) + 1;
+    });
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+  const sorted = samples.sorted();
+  let non2xx = 0;
+  for (const [code, n] of Object.entries(statuses)) if (!code.startsWith("2")) non2xx += n;
+  return {
+    name: spec.name,
+    connections: spec.connections,
+    seconds: result.duration,
+    responses: samples.count,
+    rps: samples.count / result.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    statuses,
+    non2xx,
+    errors: result.errors,
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * `npm run bench`: the benchmark entry. Default: throughput scenarios (bare baseline, REST execute,
+ * local `more`, MCP execute) with their targets. `--soak`: the soak run and the scale figure of
+ * issue 5 item 6. Servers run in one child process (server-child.ts), autocannon here.
+ * Prints figures and a markdown table; always exits 0 when the run completes (figures, not a gate).
+ */
+import { closeHttp } from "./http.ts";
+import { type BenchOptions, parseOptions } from "./options.ts";
+import {
+  consoleTable,
+  environmentLine,
+  fmt,
+  LOAD_HEADER,
+  loadRow,
+  markdownTable,
+  statusSummary,
+  TARGET_HEADER,
+  type Target,
+  targetRow,
+} from "./report.ts";
+import { runScale } from "./scale.ts";
+import { startServerProcess } from "./server-process.ts";
+import { runSoak } from "./soak.ts";
+import { runThroughput } from "./throughput.ts";
+
+async function throughputMode(options: BenchOptions): Promise<void> {
+  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir });
+  try {
+    console.log(
+      environmentLine(
+        server.storeKind,
+        `${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s warm-up`,
+      ),
+    );
+    console.log("Servers in one child process (pid " + server.pid + "), autocannon in this process.");
+    const { results, notes } = await runThroughput(options, server);
+    const byName = new Map(results.map((r) => [r.name, r]));
+    const bare = byName.get("bare");
+    const execute = byName.get("execute");
+    const mcp = byName.get("mcp-execute");
+    const targets: Target[] = [];
+    if (bare && execute) {
+      const ratio = execute.rps / bare.rps;
+      const added = execute.p99 - bare.p99;
+      targets.push(
+        {
+          label: "execute / bare throughput",
+          measured: fmt.ratio(ratio),
+          goal: "≥ 0.60×",
+          pass: ratio >= 0.6,
+        },
+        {
+          label: "added p99 (execute − bare)",
+          measured: `${fmt.ms(added)} ms`,
+          goal: "≤ 3 ms",
+          pass: added <= 3,
+        },
+      );
+    }
+    if (execute) {
+      const ratio = mcp ? mcp.rps / execute.rps : Number.NaN;
+      targets.push({
+        label: "MCP / REST execute throughput",
+        measured: fmt.ratio(ratio),
+        goal: "≥ 0.50×",
+        pass: mcp ? ratio >= 0.5 : null,
+      });
+    }
+
+    console.log("\nResults");
+    console.log(consoleTable(LOAD_HEADER, results.map(loadRow)));
+    for (const r of results) {
+      const statuses = statusSummary(r);
+      if (statuses) console.log(`  ${r.name}: non-2xx statuses ${statuses}`);
+    }
+    console.log("\nTargets");
+    console.log(consoleTable(TARGET_HEADER, targets.map(targetRow)));
+    if (notes.length > 0) console.log("\nNotes\n" + notes.map((n) => `  - ${n}`).join("\n"));
+    console.log("\nMarkdown\n");
+    console.log(
+      `${environmentLine(server.storeKind, `${options.connections} connections, ${options.duration} s per scenario`)}. ` +
+        "Replay upstream, bare route and Quarry in one process, autocannon in another; " +
+        "p50/p99 exact over every response of the measured run.\n",
+    );
+    console.log(markdownTable(LOAD_HEADER, results.map(loadRow)));
+    console.log();
+    console.log(markdownTable(TARGET_HEADER, targets.map(targetRow)));
+  } finally {
+    await server.stop();
+  }
+}
+
+async function soakMode(options: BenchOptions): Promise<void> {
+  const soak = await runSoak(options);
+  const scale = options.scaleSessions > 0 ? await runScale(options) : null;
+  console.log("\nMarkdown\n");
+  console.log(`${environmentLine(soak.storeKind, `${options.connections} connections`)}\n`);
+  console.log(soak.markdown);
+  if (scale) {
+    console.log();
+    console.log(scale.markdown);
+  }
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.soak) await soakMode(options);
+  else await throughputMode(options);
+  await closeHttp();
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error("bench failed:", err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  },
+);
