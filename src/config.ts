@@ -169,7 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionTtlSeconds: int(env, "SESSION_TTL_SECONDS", 24 * 3600, 1),
     sessionSweepGraceSeconds: int(env, "SESSION_SWEEP_GRACE_SECONDS", 7 * 24 * 3600),
     sweepIntervalSeconds: int(env, "SWEEP_INTERVAL_SECONDS", 60, 1),
-    sweepBatchSize: int(env, "SWEEP_BATCH_SIZE", 1000, 1),
+    sweepBatchSize: int(env, "SWEEP_BATCH_SIZE", 200, 1),
     bodyLimitBytes: int(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
     plans,
     defaultPlanId,

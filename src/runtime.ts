@@ -54,7 +54,15 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   const sweep = setInterval(async () => {
     try {
       const before = Date.now() - config.sessionSweepGraceSeconds * 1000;
-      const swept = await store.sweepExpired(before, config.sweepBatchSize);
+      // Small batches with a turn of the event loop between them, so requests interleave with the
+      // sweep; at most 50 batches a tick keeps one tick bounded.
+      let swept = 0;
+      for (let i = 0; i < 50; i++) {
+        const n = await store.sweepExpired(before, config.sweepBatchSize);
+        swept += n;
+        if (n < config.sweepBatchSize) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       if (swept > 0) app.log.info({ swept }, "swept expired sessions");
       if (store.kind === "postgres") await store.releaseReservationsBefore(Date.now() - STALE_RESERVATION_MS);
     } catch (err) {

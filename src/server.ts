@@ -10,6 +10,15 @@ const quarry = await startQuarry().catch((error: unknown) => {
   process.stderr.write(`Quarry could not start: ${error.message}${cause}\n`);
   process.exit(1);
 });
+// Signal handlers first: whoever reads "listening" below may send SIGTERM at once.
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    quarry.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
 const { url, firstKey } = quarry;
 // One write, so whoever reads the output sees the whole first-start block at once.
 const lines = [`Quarry listening on ${url} (store: ${quarry.store.kind})`];
@@ -25,11 +34,3 @@ if (firstKey) {
   );
 }
 process.stdout.write(lines.join("\n") + "\n");
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
-    quarry.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  });
-}

@@ -18,6 +18,7 @@ import {
   toRecord,
   toSession,
 } from "./sql-common.ts";
+import { type Checkpointer, startCheckpointer } from "./sqlite-checkpointer.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -168,7 +169,12 @@ export class SqliteStore implements Store {
   /** How long one call waits for another connection's write lock before answering 503. */
   private readonly busyTimeoutMs: number;
 
-  private constructor(db: Database.Database, busyTimeoutMs: number) {
+  /** The file whose WAL a worker checkpoints (started by migrate()); null for memory/read-only. */
+  private readonly checkpointFile: string | null;
+  private checkpointer: Checkpointer | null = null;
+
+  private constructor(db: Database.Database, busyTimeoutMs: number, checkpointFile: string | null) {
+    this.checkpointFile = checkpointFile;
     this.db = db;
     this.busyTimeoutMs = busyTimeoutMs;
     this.tx = {
@@ -213,11 +219,15 @@ export class SqliteStore implements Store {
       const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma("foreign_keys = ON");
+      // Session and record ids are random, so their index inserts touch pages all over a large
+      // file: a 64 MiB page cache (SQLite's default is 2 MiB) keeps them off the disk path.
+      db.pragma("cache_size = -65536");
       // From here on SQLite does not wait for a lock itself: its wait is synchronous and would
       // freeze the whole process once per waiting call (20 calls → 20 × the timeout, health checks
       // included). guard() waits between attempts instead, without blocking the event loop.
       db.pragma("busy_timeout = 0");
-      return new SqliteStore(db, busyTimeoutMs);
+      const checkpointable = !options.readonly && file !== ":memory:" && file !== "";
+      return new SqliteStore(db, busyTimeoutMs, checkpointable ? resolve(file) : null);
     } catch (error) {
       throw mapSqliteError(error);
     }
@@ -258,7 +268,16 @@ export class SqliteStore implements Store {
     }
   }
 
-  migrate(): Promise<void> {
+  async migrate(): Promise<void> {
+    await this.applyMigrations();
+    // Once the schema is in place, checkpoints move to a worker (see sqlite-checkpointer.ts).
+    if (this.checkpointFile && !this.checkpointer) {
+      this.checkpointer = await startCheckpointer(this.checkpointFile);
+      this.db.pragma("wal_autocheckpoint = 0");
+    }
+  }
+
+  private applyMigrations(): Promise<void> {
     return this.guard(() => {
       const migrations = loadMigrations("sqlite");
       const pending = (): typeof migrations => {
@@ -290,6 +309,8 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
+    this.checkpointer = null;
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
