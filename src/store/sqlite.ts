@@ -219,9 +219,6 @@ export class SqliteStore implements Store {
       const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
       db.pragma(`busy_timeout = ${busyTimeoutMs}`);
       db.pragma("foreign_keys = ON");
-      // Session and record ids are random, so their index inserts touch pages all over a large
-      // file: a 64 MiB page cache (SQLite's default is 2 MiB) keeps them off the disk path.
-      db.pragma("cache_size = -65536");
       // From here on SQLite does not wait for a lock itself: its wait is synchronous and would
       // freeze the whole process once per waiting call (20 calls → 20 × the timeout, health checks
       // included). guard() waits between attempts instead, without blocking the event loop.
