@@ -421,3 +421,32 @@ describe("plans, credits and limits", () => {
     assert.equal(await h.store.ledgerTotal(accountId), account!.creditsUsed);
   });
 });
+
+describe("concurrent follow-ups on one session", () => {
+  test("record actions running beside `more` never rewind the paging state", async () => {
+    const acct = await h.account("free");
+    // Seafood: 29 results, 3 a page. The 20th (position 19) is the one meal whose lookup is recorded.
+    const ex = await post("/v1/capabilities/recipes.search/execute", { category: "Seafood", num: 3 }, acct.key);
+    assert.equal(ex.status, 200);
+    const pages = [ex.body];
+    for (let i = 0; i < 6; i++) pages.push((await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }, acct.key)).body);
+    const recordId: string = pages[6].results[1].record_id;
+    assert.equal((await post("/v1/follow-up", { record_id: recordId, action: "details" }, acct.key)).body.cached, false);
+    const seen = new Set<string>(pages.flatMap((p) => p.results.map((r: { record_id: string }) => r.record_id)));
+    assert.equal(seen.size, 21);
+    // Now `more` (local, no provider call) and cached record actions race on the same session.
+    for (let round = 0; round < 4; round++) {
+      const [more, ...details] = await Promise.all([
+        post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }, acct.key),
+        ...Array.from({ length: 4 }, () => post("/v1/follow-up", { record_id: recordId, action: "details" }, acct.key)),
+      ]);
+      assert.equal(more!.status, 200, JSON.stringify(more!.body));
+      for (const d of details) assert.equal(d.body.cached, true);
+      for (const r of more!.body.results) {
+        assert.ok(!seen.has(r.record_id), `round ${round}: ${r.record_id} served twice`);
+        seen.add(r.record_id);
+      }
+    }
+    assert.equal(seen.size, 29, "every record served exactly once");
+  });
+});

@@ -460,17 +460,16 @@ export class SearchService {
     const cached = record.actions[action];
     const stored = def.mode === "stored" && record.detail !== null ? { detail: record.detail, links: record.links ?? [] } : null;
     if (cached || stored) {
-      // Served without a provider call: free; the session's life is extended.
+      // Served without a provider call: free; the session's life is extended. Only the expiry is
+      // written: record actions are not serialized with `more` on the session, so writing back the
+      // state read above could rewind a page served meanwhile.
       const hit = (cached ?? stored)!;
       const billed = await this.deps.billing.run(
         caller,
         { capability: cap.id, operation: action, maxCredits: 0, requestId },
-        async () => ({
-          result: null,
-          credits: 0,
-          persist: { sessionUpdate: { id: session.id, state: session.state, expiresAt: this.expiry(), records: [] } },
-        }),
+        async () => ({ result: null, credits: 0 }),
       );
+      await this.deps.store.touchSession(session.id, this.expiry());
       return this.recordResponse(recordId, action, hit.detail, hit.links, true, billed.charged, billed.account);
     }
     if (!cap.runAction) throw expired("The stored detail of this record is no longer available; execute the search again.");
