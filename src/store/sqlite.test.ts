@@ -41,6 +41,13 @@ describe("SqliteStore", () => {
     return store;
   });
 
+  // An in-memory database cannot be shared with a writer thread: its writes run inline.
+  runStoreContract("sqlite store contract, in memory (writes on the calling thread)", async () => {
+    const store = SqliteStore.open(":memory:");
+    await store.migrate();
+    return store;
+  });
+
   test("migrate twice is a no-op", async () => {
     const file = join(dir, "twice.db");
     const store = SqliteStore.open(file);
@@ -59,6 +66,42 @@ describe("SqliteStore", () => {
       versions,
       loadMigrations("sqlite").map((m) => ({ version: m.version })),
     );
+  });
+
+  test("a database at migration 1 upgrades in place: ledger rows and totals are kept", async () => {
+    const file = join(dir, "upgrade.db");
+    const raw = new Database(file);
+    raw.pragma("journal_mode = WAL");
+    const [first] = loadMigrations("sqlite");
+    raw.exec(first!.sql);
+    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    raw.prepare("INSERT INTO schema_migrations VALUES (1, 0)").run();
+    raw
+      .prepare(
+        "INSERT INTO accounts (id, name, plan_id, status, credits_used, credits_cap, created_at) VALUES ('acct_old', 'o', 'free', 'free', 7, 50, 0)",
+      )
+      .run();
+    const ledger = raw.prepare(
+      "INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at) VALUES (?, 'acct_old', NULL, 'recipes.search', 'execute', ?, 0, ?, ?)",
+    );
+    ledger.run("led_a", 3, "req_a", 1);
+    ledger.run("led_b", 4, "req_b", 2);
+    raw.close();
+
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    assert.equal(await store.ledgerTotal("acct_old"), 7);
+    assert.deepEqual(await store.usage("acct_old", 0), [
+      { capability: "recipes.search", operation: "execute", calls: 2, credits: 7 },
+    ]);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    const rows = check.prepare("SELECT seq, id FROM ledger ORDER BY seq").all();
+    check.close();
+    assert.deepEqual(rows, [
+      { seq: 1, id: "led_a" },
+      { seq: 2, id: "led_b" },
+    ]);
   });
 
   test("data survives close and reopen; the file is in WAL mode", async () => {

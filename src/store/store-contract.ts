@@ -360,6 +360,41 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(settled.creditsReserved, 0);
     });
 
+    test("commits issued together: the ones that fail change nothing, the others all land", async () => {
+      const a = await account({ creditsCap: 100 });
+      const good1 = newSession(a.id);
+      const good2 = newSession(a.id);
+      const holds = [hold(a.id, 10), hold(a.id, 10), hold(a.id, 10), hold(a.id, 10)];
+      for (const h of holds) assert.equal((await store.reserve(h)).ok, true);
+      // Issued in one turn, so the embedded store writes them as one batch.
+      const outcomes = await Promise.allSettled([
+        store.commit({ reservation: holds[0]!, ledger: entry(a.id, 2), newSession: { session: good1, records: [newRecord(good1, 0)] } }),
+        // Expected failure: the session was swept meanwhile.
+        store.commit({
+          reservation: holds[1]!,
+          ledger: entry(a.id, 3),
+          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [] },
+        }),
+        // Unexpected failure: the account does not exist (the whole statement fails).
+        store.commit({ reservation: null, ledger: entry(uid("acct"), 4) }),
+        store.commit({ reservation: holds[3]!, ledger: entry(a.id, 5), newSession: { session: good2, records: [newRecord(good2, 0)] } }),
+      ]);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ["fulfilled", "rejected", "rejected", "fulfilled"],
+      );
+      assert.ok(isApiError("session_expired")((outcomes[1] as PromiseRejectedResult).reason));
+      const after = await store.getAccount(a.id);
+      assert.equal(after?.creditsUsed, 7);
+      assert.equal(after?.creditsReserved, 20, "the holds of the failed call and the unused one remain");
+      assert.equal(await store.ledgerTotal(a.id), 7);
+      assert.equal((await store.getRecords(good1.id, 0, 10)).length, 1);
+      assert.equal((await store.getRecords(good2.id, 0, 10)).length, 1);
+      await store.release(holds[1]!);
+      await store.release(holds[2]!);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 0);
+    });
+
     test("commit with a record action merges into the record's actions", async () => {
       const a = await account();
       const { session: s, records } = await storeSession(a.id, (s) => [newRecord(s, 0), newRecord(s, 1)]);

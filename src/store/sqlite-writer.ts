@@ -1,0 +1,366 @@
+/**
+ * Every write of the embedded store, as data in and data out, so it can run on whichever thread
+ * owns the write connection: a worker thread for a database file (sqlite-write-worker.ts), the
+ * main thread for an in-memory or read-only database.
+ *
+ * Writes arrive in batches (all the writes issued while the previous batch was being written).
+ * A batch is one IMMEDIATE transaction: one WAL append for all of them, the pages they share
+ * (the account row, the tails of the append-only tables) written once. Ops do not get a savepoint
+ * each (a savepoint costs a statement journal per op); instead the one failure the request path
+ * expects, a session swept while its call ran, is detected before that op writes anything, and any
+ * other error rolls the whole batch back and replays its ops one transaction each, so only the op
+ * that failed fails.
+ */
+import type Database from "better-sqlite3";
+import { ApiError } from "../errors.ts";
+import { decodeJsonText, type Raw, toAccount } from "./sql-common.ts";
+import type { AccountPatch, AccountRow, KeyRow, LedgerEntry, NewAccount, Reservation } from "./types.ts";
+
+/** A record row with its JSON columns already encoded (JSON text crosses threads as a plain string). */
+export interface SqlRecord {
+  id: string;
+  searchId: string;
+  accountId: string;
+  position: number;
+  summary: string;
+  ref: string | null;
+  detail: string | null;
+  links: string | null;
+  actions: string;
+}
+
+/** CommitOp (types.ts) with its JSON encoded. */
+export interface SqlCommit {
+  reservationId: string | null;
+  ledger: LedgerEntry;
+  newSession?: {
+    id: string;
+    accountId: string;
+    capability: string;
+    query: string;
+    state: string;
+    expiresAt: number;
+    createdAt: number;
+    records: SqlRecord[];
+  };
+  sessionUpdate?: { id: string; query: string | null; state: string; expiresAt: number; records: SqlRecord[] };
+  recordAction?: { recordId: string; action: string; result: string };
+}
+
+export type WriteOp =
+  | { t: "createAccount"; account: NewAccount }
+  | { t: "updateAccount"; id: string; patch: AccountPatch }
+  | { t: "rollPeriod"; accountId: string; expected: number; next: number }
+  | { t: "createKey"; key: KeyRow }
+  | { t: "revokeKey"; keyId: string; at: number }
+  | { t: "reserve"; reservation: Reservation }
+  | { t: "release"; reservation: Reservation }
+  | { t: "releaseBefore"; before: number }
+  | { t: "commit"; commit: SqlCommit }
+  | { t: "touch"; id: string; expiresAt: number }
+  | { t: "sweep"; before: number; limit: number };
+
+/** What a thread boundary can carry of an error: enough to rebuild an ApiError or a SqliteError. */
+export interface WireError {
+  message: string;
+  /** SQLite result code (SQLITE_BUSY, ...) when the driver raised it. */
+  sqliteCode?: string;
+  /** Set when the op failed with an ApiError (a session swept meanwhile, ...). */
+  api?: { code: ApiError["code"]; hint?: string };
+}
+
+export type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+export function toWireError(error: unknown): WireError {
+  if (error instanceof ApiError) {
+    return { message: error.message, api: { code: error.code, ...(error.hint === undefined ? {} : { hint: error.hint }) } };
+  }
+  const code = (error as { code?: unknown } | null)?.code;
+  return {
+    message: error instanceof Error ? error.message : String(error),
+    ...(typeof code === "string" ? { sqliteCode: code } : {}),
+  };
+}
+
+/** The error a WireError stands for, on the receiving side (SQLite faults are mapped by the caller). */
+export function fromWireError(wire: WireError): Error {
+  if (wire.api) return new ApiError(wire.api.code, wire.message, wire.api.hint === undefined ? {} : { hint: wire.api.hint });
+  const error = new Error(wire.message) as Error & { code?: string };
+  if (wire.sqliteCode !== undefined) error.code = wire.sqliteCode;
+  return error;
+}
+
+/** Primary result codes that mean "the file cannot be written now", not "the call is wrong". */
+const UNAVAILABLE_CODES = [
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "SQLITE_READONLY",
+  "SQLITE_IOERR",
+  "SQLITE_FULL",
+  "SQLITE_CANTOPEN",
+];
+
+/** Map faults of the file itself to 503 service_unavailable; anything else stays as it is (500). */
+export function mapSqliteError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  // Extended codes (SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT, ...) share the primary prefix.
+  if (typeof code === "string" && UNAVAILABLE_CODES.some((c) => code === c || code.startsWith(c + "_"))) {
+    return new ApiError("service_unavailable", "The embedded database is not writable right now.", {
+      cause: error,
+    });
+  }
+  return error;
+}
+
+export function isBusyCode(code: unknown): boolean {
+  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
+}
+
+function sessionGone(): ApiError {
+  // The sweeper removed the search while the call ran; nothing of the op is written, nothing charged.
+  return new ApiError("session_expired", "The search expired while this call was running.", {
+    hint: "Start a new search.",
+  });
+}
+
+const SQL = {
+  insertAccount:
+    "INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap," +
+    " period_end, sharpen_stage, created_at) VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?) RETURNING *",
+  getAccount: "SELECT * FROM accounts WHERE id = ?",
+  // One statement for every patch shape: a flag per column says whether the patch sets it.
+  updateAccount: `UPDATE accounts SET
+      name = CASE WHEN @set_name THEN @name ELSE name END,
+      plan_id = CASE WHEN @set_plan_id THEN @plan_id ELSE plan_id END,
+      status = CASE WHEN @set_status THEN @status ELSE status END,
+      cadence = CASE WHEN @set_cadence THEN @cadence ELSE cadence END,
+      credits_cap = CASE WHEN @set_credits_cap THEN @credits_cap ELSE credits_cap END,
+      period_end = CASE WHEN @set_period_end THEN @period_end ELSE period_end END,
+      sharpen_stage = CASE WHEN @set_sharpen_stage THEN @sharpen_stage ELSE sharpen_stage END
+    WHERE id = @id RETURNING *`,
+  rollPeriod: "UPDATE accounts SET credits_used = 0, period_end = ? WHERE id = ? AND period_end = ?",
+  insertKey:
+    "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  // The first revocation time is kept: revoking again does not rewrite history.
+  revokeKey: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+  reserve:
+    "UPDATE accounts SET credits_reserved = credits_reserved + ?" +
+    " WHERE id = ? AND credits_used + credits_reserved + ? <= credits_cap RETURNING *",
+  insertReservation: "INSERT INTO reservations (id, account_id, amount, created_at) VALUES (?, ?, ?, ?)",
+  deleteReservation: "DELETE FROM reservations WHERE id = ? RETURNING account_id, amount",
+  unreserve: "UPDATE accounts SET credits_reserved = credits_reserved - ? WHERE id = ?",
+  oldReservations: "SELECT id FROM reservations WHERE created_at < ?",
+  charge: "UPDATE accounts SET credits_used = credits_used + ? WHERE id = ? RETURNING *",
+  insertLedger:
+    "INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  insertSession:
+    "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  updateSession: "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ?",
+  insertRecord:
+    "INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  recordActions: "SELECT actions FROM records WHERE id = ?",
+  setRecordActions: "UPDATE records SET actions = ? WHERE id = ?",
+  touchSession: "UPDATE sessions SET expires_at = ? WHERE id = ?",
+  // Bounded batch: the subquery picks at most `limit` ids; records go by ON DELETE CASCADE.
+  sweepExpired:
+    "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?)",
+} as const;
+
+export class SqliteWriter {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  private stmt(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private row(sql: string, ...params: unknown[]): Raw | undefined {
+    return this.stmt(sql).get(...params) as Raw | undefined;
+  }
+
+  private account(id: string): AccountRow | null {
+    const row = this.row(SQL.getAccount, id);
+    return row ? toAccount(row) : null;
+  }
+
+  /**
+   * Run a batch in one IMMEDIATE transaction. Throws only when the transaction could not start
+   * (SQLITE_BUSY: another connection holds the write lock; read-only file; ...), in which case
+   * nothing was written and the caller decides whether to wait and retry.
+   */
+  applyBatch(ops: readonly WriteOp[]): WriteOutcome[] {
+    this.db.exec("BEGIN IMMEDIATE");
+    const outcomes: WriteOutcome[] = [];
+    try {
+      for (const op of ops) {
+        try {
+          outcomes.push({ ok: true, value: this.apply(op) });
+        } catch (error) {
+          // An ApiError is thrown before its op wrote anything (see commit()); the batch goes on.
+          if (!(error instanceof ApiError)) throw error;
+          outcomes.push({ ok: false, error: toWireError(error) });
+        }
+      }
+      this.db.exec("COMMIT");
+      return outcomes;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      // A batch of one fails as itself; otherwise replay one op per transaction so only the
+      // op that fails fails.
+      if (ops.length === 1) return [{ ok: false, error: toWireError(error) }];
+      return ops.map((op) => this.applyAlone(op));
+    }
+  }
+
+  private applyAlone(op: WriteOp): WriteOutcome {
+    try {
+      this.db.exec("BEGIN IMMEDIATE");
+      const value = this.apply(op);
+      this.db.exec("COMMIT");
+      return { ok: true, value };
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec("ROLLBACK");
+      return { ok: false, error: toWireError(error) };
+    }
+  }
+
+  private apply(op: WriteOp): unknown {
+    switch (op.t) {
+      case "createAccount": {
+        const a = op.account;
+        return toAccount(
+          this.row(SQL.insertAccount, a.id, a.name, a.planId, a.status, a.cadence, a.creditsCap, a.periodEnd, a.sharpenStage, a.createdAt)!,
+        );
+      }
+      case "updateAccount":
+        return this.updateAccount(op.id, op.patch);
+      case "rollPeriod":
+        this.stmt(SQL.rollPeriod).run(op.next, op.accountId, op.expected);
+        return null;
+      case "createKey": {
+        const k = op.key;
+        this.stmt(SQL.insertKey).run(k.id, k.accountId, k.hash, k.hint, k.name, k.createdAt, k.revokedAt);
+        return null;
+      }
+      case "revokeKey":
+        return this.stmt(SQL.revokeKey).run(op.at, op.keyId).changes > 0;
+      case "reserve":
+        return this.reserve(op.reservation);
+      case "release":
+        this.unreserve(op.reservation.id);
+        return this.account(op.reservation.accountId);
+      case "releaseBefore": {
+        let released = 0;
+        for (const row of this.stmt(SQL.oldReservations).all(op.before) as Raw[]) {
+          if (this.unreserve(String(row.id))) released++;
+        }
+        return released;
+      }
+      case "commit":
+        return this.commit(op.commit);
+      case "touch":
+        this.stmt(SQL.touchSession).run(op.expiresAt, op.id);
+        return null;
+      case "sweep":
+        return op.limit <= 0 ? 0 : this.stmt(SQL.sweepExpired).run(op.before, Math.floor(op.limit)).changes;
+    }
+  }
+
+  private updateAccount(id: string, patch: AccountPatch): AccountRow | null {
+    const has = (value: unknown): number => (value === undefined ? 0 : 1);
+    const row = this.row(SQL.updateAccount, {
+      id,
+      set_name: has(patch.name),
+      name: patch.name ?? null,
+      set_plan_id: has(patch.planId),
+      plan_id: patch.planId ?? null,
+      set_status: has(patch.status),
+      status: patch.status ?? null,
+      set_cadence: has(patch.cadence),
+      cadence: patch.cadence ?? null,
+      set_credits_cap: has(patch.creditsCap),
+      credits_cap: patch.creditsCap ?? null,
+      set_period_end: has(patch.periodEnd),
+      period_end: patch.periodEnd ?? null,
+      set_sharpen_stage: has(patch.sharpenStage),
+      sharpen_stage: patch.sharpenStage ?? null,
+    });
+    return row ? toAccount(row) : null;
+  }
+
+  private reserve(r: Reservation): { ok: boolean; account: AccountRow | null } {
+    const held = this.row(SQL.reserve, r.amount, r.accountId, r.amount);
+    if (!held) return { ok: false, account: this.account(r.accountId) };
+    this.stmt(SQL.insertReservation).run(r.id, r.accountId, r.amount, r.createdAt);
+    return { ok: true, account: toAccount(held) };
+  }
+
+  /** Delete the reservation row and give back its stored amount; false when it was already gone. */
+  private unreserve(reservationId: string): boolean {
+    const gone = this.row(SQL.deleteReservation, reservationId);
+    if (!gone) return false;
+    this.stmt(SQL.unreserve).run(Number(gone.amount), String(gone.account_id));
+    return true;
+  }
+
+  private insertRecords(records: readonly SqlRecord[]): void {
+    const insert = this.stmt(SQL.insertRecord);
+    for (const r of records) {
+      insert.run(r.id, r.searchId, r.accountId, r.position, r.summary, r.ref, r.detail, r.links, r.actions);
+    }
+  }
+
+  /**
+   * Settle one call. The steps that can fail for an expected reason (the session or record is gone)
+   * come first and write nothing when they fail; the charge, ledger row and hold release follow.
+   */
+  private commit(c: SqlCommit): AccountRow {
+    if (c.sessionUpdate) {
+      const u = c.sessionUpdate;
+      if (this.stmt(SQL.updateSession).run(u.query, u.state, u.expiresAt, u.id).changes === 0) throw sessionGone();
+      this.insertRecords(u.records);
+    }
+    if (c.recordAction) {
+      const { recordId, action, result } = c.recordAction;
+      // Read-modify-write is safe: the IMMEDIATE transaction holds the write lock throughout.
+      const row = this.row(SQL.recordActions, recordId);
+      if (!row) throw sessionGone();
+      const actions = (decodeJsonText(row.actions) ?? {}) as Record<string, unknown>;
+      actions[action] = JSON.parse(result) as unknown;
+      this.stmt(SQL.setRecordActions).run(JSON.stringify(actions), recordId);
+    }
+    if (c.newSession) {
+      const s = c.newSession;
+      this.stmt(SQL.insertSession).run(s.id, s.accountId, s.capability, s.query, s.state, s.expiresAt, s.createdAt);
+      this.insertRecords(s.records);
+    }
+    // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
+    if (c.reservationId !== null) this.unreserve(c.reservationId);
+    const { ledger } = c;
+    // A free call changes no balance: read the account instead of writing its page again.
+    const charged =
+      ledger.credits === 0 ? this.row(SQL.getAccount, ledger.accountId) : this.row(SQL.charge, ledger.credits, ledger.accountId);
+    if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
+    this.stmt(SQL.insertLedger).run(
+      ledger.id,
+      ledger.accountId,
+      ledger.keyId,
+      ledger.capability,
+      ledger.operation,
+      ledger.credits,
+      ledger.costUsd,
+      ledger.requestId,
+      ledger.createdAt,
+    );
+    return toAccount(charged);
+  }
+}
