@@ -43,6 +43,8 @@ export interface Config {
   sessionSweepGraceSeconds: number;
   sweepIntervalSeconds: number;
   sweepBatchSize: number;
+  /** How long a key lookup is cached (0 = every call reads the key); see src/store/key-cache.ts. */
+  keyCacheTtlMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   plans: Plan[];
@@ -170,6 +172,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionSweepGraceSeconds: int(env, "SESSION_SWEEP_GRACE_SECONDS", 7 * 24 * 3600),
     sweepIntervalSeconds: int(env, "SWEEP_INTERVAL_SECONDS", 60, 1),
     sweepBatchSize: int(env, "SWEEP_BATCH_SIZE", 200, 1),
+    keyCacheTtlMs: int(env, "KEY_CACHE_TTL_MS", 1000, 0),
     bodyLimitBytes: int(env, "BODY_LIMIT_BYTES", 1024 * 1024, 1024),
     plans,
     defaultPlanId,

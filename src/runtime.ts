@@ -26,7 +26,11 @@ export interface RunningQuarry {
 
 export async function startQuarry(env: Record<string, string | undefined> = process.env): Promise<RunningQuarry> {
   const config = loadConfig(env);
-  const store = await openStore({ dataDir: config.dataDir, ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}) });
+  const store = await openStore({
+    dataDir: config.dataDir,
+    keyCacheTtlMs: config.keyCacheTtlMs,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+  });
   let limiter: RateLimiter;
   if (config.redisUrl) limiter = await RedisRateLimiter.connect(config.redisUrl);
   else limiter = new MemoryRateLimiter();

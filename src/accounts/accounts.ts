@@ -116,6 +116,12 @@ export class AccountService {
     return { account: found.account, keyId: found.key.id, plan: this.plan(found.account.planId) };
   }
 
+  /** The caller with its account read now (the key lookup that made it may be up to a second old). */
+  async refresh(caller: Caller): Promise<Caller> {
+    const account = await this.store.getAccount(caller.account.id);
+    return account ? { ...caller, account, plan: this.plan(account.planId) } : caller;
+  }
+
   /** Start the next credit period if the current one has ended (lazy, atomic CAS in the store). */
   async ensureCurrentPeriod(account: AccountRow): Promise<AccountRow> {
     const now = this.clock.now();

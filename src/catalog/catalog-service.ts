@@ -103,7 +103,9 @@ export class CatalogService {
     };
   }
 
-  account(caller: Caller) {
+  /** GET /v1/account: the account as stored now (key lookups may be cached; balances never are). */
+  async account(authenticated: Caller) {
+    const caller = await this.deps.accounts.refresh(authenticated);
     const stage = this.deps.accounts.sharpenStage(caller);
     const enabled = Object.values(this.deps.registry)
       .filter((cap) => this.deps.accounts.isEnabled(caller, cap.id))

@@ -12,15 +12,20 @@ export interface OpenStoreOptions {
   dataDir: string;
   /** PostgreSQL schema to use (created if missing); tests isolate themselves with it. */
   pgSchema?: string;
+  /** Lifetime of cached key lookups (KEY_CACHE_TTL_MS; default 1 s, 0 = off). */
+  keyCacheTtlMs?: number;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const store: Store = options.databaseUrl
-    ? await PostgresStore.open(
-        options.databaseUrl,
-        options.pgSchema === undefined ? {} : { schema: options.pgSchema },
-      )
-    : SqliteStore.open(join(options.dataDir, "quarry.db"));
+    ? await PostgresStore.open(options.databaseUrl, {
+        ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
+        ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
+      })
+    : SqliteStore.open(
+        join(options.dataDir, "quarry.db"),
+        options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs },
+      );
   try {
     await store.migrate();
   } catch (error) {

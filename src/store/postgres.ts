@@ -16,6 +16,7 @@ import {
   toRecord,
   toSession,
 } from "./sql-common.ts";
+import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -43,6 +44,8 @@ export interface PostgresOpenOptions {
   schema?: string;
   /** Pool size (default 10). */
   max?: number;
+  /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
+  keyCacheTtlMs?: number;
 }
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
@@ -132,8 +135,10 @@ type Queryable = pg.Pool | pg.PoolClient;
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
   private readonly pool: pg.Pool;
+  private readonly keyCache: KeyCache;
 
-  private constructor(pool: pg.Pool) {
+  private constructor(pool: pg.Pool, keyCache: KeyCache) {
+    this.keyCache = keyCache;
     this.pool = pool;
   }
 
@@ -158,7 +163,7 @@ export class PostgresStore implements Store {
     // An idle client losing its connection emits on the pool; unhandled, that would crash the
     // process. pg drops the client itself and the next query opens a fresh one.
     pool.on("error", () => {});
-    const store = new PostgresStore(pool);
+    const store = new PostgresStore(pool, new KeyCache(options.keyCacheTtlMs));
     if (schema !== undefined) {
       try {
         // Under the migration lock: CREATE SCHEMA IF NOT EXISTS races with itself across processes.
@@ -300,7 +305,21 @@ export class PostgresStore implements Store {
     return this.guard(async () => num((await this.row("SELECT COUNT(*) AS n FROM accounts"))?.n));
   }
 
+  /** A write that changes what a key lookup returns: cached lookups are forgotten before and after it. */
+  private async authWrite<T>(forget: () => void, work: () => Promise<T>): Promise<T> {
+    forget();
+    try {
+      return await work();
+    } finally {
+      forget();
+    }
+  }
+
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
+    return this.authWrite(() => this.keyCache.forgetAccount(id), () => this.updateAccountRow(id, patch));
+  }
+
+  private updateAccountRow(id: string, patch: AccountPatch): Promise<AccountRow | null> {
     return this.guard(async () => {
       const sets: string[] = [];
       const params: unknown[] = [id];
@@ -317,12 +336,16 @@ export class PostgresStore implements Store {
   }
 
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query(
-        "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
-        [accountId, expectedPeriodEnd, newPeriodEnd],
-      );
-    });
+    return this.authWrite(
+      () => this.keyCache.forgetAccount(accountId),
+      () =>
+        this.guard(async () => {
+          await this.pool.query(
+            "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
+            [accountId, expectedPeriodEnd, newPeriodEnd],
+          );
+        }),
+    );
   }
 
   // Keys
@@ -337,7 +360,10 @@ export class PostgresStore implements Store {
     });
   }
 
-  findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null> {
+  findKeyByHash(hash: string): Promise<KeyLookup | null> {
+    const hit = this.keyCache.get(hash);
+    if (hit) return Promise.resolve(hit);
+    const token = this.keyCache.begin();
     return this.guard(async () => {
       const row = await this.row(
         `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
@@ -345,7 +371,10 @@ export class PostgresStore implements Store {
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
         [hash],
       );
-      return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+      if (!row) return null;
+      const found = { key: toKey(row, "k_"), account: toAccount(row) };
+      this.keyCache.set(hash, found, token);
+      return found;
     });
   }
 
@@ -358,6 +387,10 @@ export class PostgresStore implements Store {
   }
 
   revokeKey(keyId: string, at: number): Promise<boolean> {
+    return this.authWrite(() => this.keyCache.forgetKey(keyId), () => this.revokeKeyRow(keyId, at));
+  }
+
+  private revokeKeyRow(keyId: string, at: number): Promise<boolean> {
     return this.guard(async () => {
       // The first revocation time is kept: revoking again does not rewrite history.
       const result = await this.pool.query(

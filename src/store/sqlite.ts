@@ -20,6 +20,7 @@ import {
   toRecord,
   toSession,
 } from "./sql-common.ts";
+import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
 import { isBusyCode, mapSqliteError, type SqlCommit, type SqlRecord, type WriteOp } from "./sqlite-writer.ts";
 import type {
@@ -39,6 +40,8 @@ export interface SqliteOpenOptions {
   readonly?: boolean;
   /** How long a write waits for another connection's lock before failing (default 5000 ms). */
   busyTimeoutMs?: number;
+  /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
+  keyCacheTtlMs?: number;
 }
 
 export { mapSqliteError };
@@ -137,9 +140,11 @@ export class SqliteStore implements Store {
 
   /** The file a writer thread writes (null for memory/read-only: those write inline). */
   private readonly writerFile: string | null;
+  private readonly keyCache: KeyCache;
 
-  private constructor(db: Database.Database, busyTimeoutMs: number, writerFile: string | null) {
+  private constructor(db: Database.Database, busyTimeoutMs: number, writerFile: string | null, keyCache: KeyCache) {
     this.writerFile = writerFile;
+    this.keyCache = keyCache;
     this.db = db;
     this.busyTimeoutMs = busyTimeoutMs;
     this.writes = new InlineChannel(db, busyTimeoutMs);
@@ -163,7 +168,7 @@ export class SqliteStore implements Store {
       // between attempts instead.
       db.pragma("busy_timeout = 0");
       const threaded = !options.readonly && file !== ":memory:" && file !== "";
-      return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null);
+      return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null, new KeyCache(options.keyCacheTtlMs));
     } catch (error) {
       throw mapSqliteError(error);
     }
@@ -278,12 +283,27 @@ export class SqliteStore implements Store {
     return this.guard(() => num(this.row(SQL.countAccounts)?.n));
   }
 
+  /** A write that changes what a key lookup returns: cached lookups are forgotten before and after it. */
+  private async authWrite<T>(forget: () => void, op: WriteOp): Promise<T> {
+    forget();
+    try {
+      return await this.write<T>(op);
+    } finally {
+      forget();
+    }
+  }
+
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.write({ t: "updateAccount", id, patch });
+    return this.authWrite(() => this.keyCache.forgetAccount(id), { t: "updateAccount", id, patch });
   }
 
   async rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    await this.write({ t: "rollPeriod", accountId, expected: expectedPeriodEnd, next: newPeriodEnd });
+    await this.authWrite(() => this.keyCache.forgetAccount(accountId), {
+      t: "rollPeriod",
+      accountId,
+      expected: expectedPeriodEnd,
+      next: newPeriodEnd,
+    });
   }
 
   // Keys
@@ -292,10 +312,16 @@ export class SqliteStore implements Store {
     await this.write({ t: "createKey", key });
   }
 
-  findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null> {
+  findKeyByHash(hash: string): Promise<KeyLookup | null> {
+    const hit = this.keyCache.get(hash);
+    if (hit) return Promise.resolve(hit);
+    const token = this.keyCache.begin();
     return this.guard(() => {
       const row = this.row(SQL.findKeyByHash, hash);
-      return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+      if (!row) return null;
+      const found = { key: toKey(row, "k_"), account: toAccount(row) };
+      this.keyCache.set(hash, found, token);
+      return found;
     });
   }
 
@@ -304,7 +330,7 @@ export class SqliteStore implements Store {
   }
 
   revokeKey(keyId: string, at: number): Promise<boolean> {
-    return this.write({ t: "revokeKey", keyId, at });
+    return this.authWrite(() => this.keyCache.forgetKey(keyId), { t: "revokeKey", keyId, at });
   }
 
   // Credits

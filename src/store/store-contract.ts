@@ -235,6 +235,19 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal((await store.findKeyByHash(k2.hash))?.key.revokedAt, null);
     });
 
+    test("key lookups see account changes made through this store at once", async () => {
+      const a = await account({ planId: "free", periodEnd: 1000 });
+      const k = keyRow(a.id);
+      await store.createKey(k);
+      assert.equal((await store.findKeyByHash(k.hash))?.account.status, "free");
+      await store.updateAccount(a.id, { status: "canceled", planId: "pro" });
+      const changed = await store.findKeyByHash(k.hash);
+      assert.equal(changed?.account.status, "canceled");
+      assert.equal(changed?.account.planId, "pro");
+      await store.rollPeriod(a.id, 1000, 2000);
+      assert.equal((await store.findKeyByHash(k.hash))?.account.periodEnd, 2000);
+    });
+
     test("reserve holds credits when they fit and refuses when they do not", async () => {
       const a = await account({ creditsCap: 10 });
       const first = await store.reserve(hold(a.id, 4));
