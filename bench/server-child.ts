@@ -46,7 +46,8 @@ async function main(): Promise<void> {
     LOG_LEVEL: "silent",
   });
   const dbFile = join(dataDir, "quarry.db");
-  const store = SqliteStore.open(dbFile);
+  // As the server opens it (src/runtime.ts): exclusively, with its instance lock and in-memory holds.
+  const store = SqliteStore.open(dbFile, { exclusive: true });
   await store.migrate();
   const limiter = new MemoryRateLimiter();
   const upstream = new HttpUpstreamClient(config);

@@ -29,6 +29,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   const store = await openStore({
     dataDir: config.dataDir,
     keyCacheTtlMs: config.keyCacheTtlMs,
+    exclusive: true,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
   });
   let limiter: RateLimiter;

@@ -59,3 +59,23 @@ test("first start prints a working key once; SIGTERM exits 0", async () => {
   assert.doesNotMatch(second.output(), /qk_live_/);
   assert.equal(await stop(second.child), 0);
 });
+
+test("a second server on the same DATA_DIR refuses to start, with one clear line, and the first keeps serving", async () => {
+  const first = start();
+  const url = await first.ready;
+  const second = start();
+  const refused = await second.ready.then(
+    () => null,
+    (error: Error) => error.message,
+  );
+  assert.ok(refused, "the second server must not start");
+  assert.match(refused, /exited 1/);
+  assert.match(refused, /Quarry could not start: Another Quarry server is already serving .*quarry\.db/);
+  assert.doesNotMatch(refused, /\n\s+at /, "a message, not a stack trace");
+  assert.equal((await fetch(`${url}/health/live`)).status, 200);
+  assert.equal(await stop(first.child), 0);
+  // Once the first is gone the lock is free again.
+  const third = start();
+  await third.ready;
+  assert.equal(await stop(third.child), 0);
+});

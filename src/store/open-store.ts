@@ -14,6 +14,8 @@ export interface OpenStoreOptions {
   pgSchema?: string;
   /** Lifetime of cached key lookups (KEY_CACHE_TTL_MS; default 1 s, 0 = off). */
   keyCacheTtlMs?: number;
+  /** The server opens the embedded store exclusively (instance lock, holds in memory); tools do not. */
+  exclusive?: boolean;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
@@ -22,10 +24,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
       })
-    : SqliteStore.open(
-        join(options.dataDir, "quarry.db"),
-        options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs },
-      );
+    : SqliteStore.open(join(options.dataDir, "quarry.db"), {
+        ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
+        ...(options.exclusive === undefined ? {} : { exclusive: options.exclusive }),
+      });
   try {
     await store.migrate();
   } catch (error) {

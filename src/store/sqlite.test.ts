@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
 import { openStore } from "./open-store.ts";
 import { loadMigrations } from "./sql-common.ts";
-import { SqliteStore } from "./sqlite.ts";
+import { InstanceLockedError, SqliteStore } from "./sqlite.ts";
 import { runStoreContract } from "./store-contract.ts";
 
 const unavailable = (error: unknown): boolean =>
@@ -39,6 +39,34 @@ describe("SqliteStore", () => {
     const store = SqliteStore.open(join(dir, "contract.db"));
     await store.migrate();
     return store;
+  });
+
+  // The server's way: instance lock, credit holds in memory.
+  runStoreContract("sqlite store contract, serving process (holds in memory)", async () => {
+    const store = SqliteStore.open(join(dir, "contract-exclusive.db"), { exclusive: true });
+    await store.migrate();
+    return store;
+  });
+
+  test("one serving process per file: a second exclusive open is refused until the first closes", async () => {
+    const file = join(dir, "instance.db");
+    const first = SqliteStore.open(file, { exclusive: true });
+    await first.migrate();
+    assert.throws(() => SqliteStore.open(file, { exclusive: true }), (error: unknown) => {
+      assert.ok(error instanceof InstanceLockedError);
+      assert.match((error as Error).message, /Another Quarry server is already serving .*instance\.db/);
+      return true;
+    });
+    // Tools (the CLI) open it alongside, without the lock.
+    const tool = SqliteStore.open(file);
+    await tool.migrate();
+    await tool.createAccount(account("acct_tool"));
+    assert.equal((await first.getAccount("acct_tool"))?.creditsCap, 50);
+    await tool.close();
+    await first.close();
+    const second = SqliteStore.open(file, { exclusive: true });
+    await second.migrate();
+    await second.close();
   });
 
   // An in-memory database cannot be shared with a writer thread: its writes run inline.

@@ -21,6 +21,7 @@ import {
   toSession,
 } from "./sql-common.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
+import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
 import { isBusyCode, mapSqliteError, type SqlCommit, type SqlRecord, type WriteOp } from "./sqlite-writer.ts";
 import type {
@@ -42,9 +43,25 @@ export interface SqliteOpenOptions {
   busyTimeoutMs?: number;
   /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
   keyCacheTtlMs?: number;
+  /**
+   * This process serves the file (the server, not a tool): take the instance lock, so a second
+   * server on the same file refuses to start, and keep credit holds in memory (memory-holds.ts).
+   */
+  exclusive?: boolean;
 }
 
 export { mapSqliteError };
+
+/** Another server already serves this database file. */
+export class InstanceLockedError extends Error {
+  constructor(file: string, lockFile: string) {
+    super(
+      `Another Quarry server is already serving ${file} (it holds ${lockFile}). ` +
+        "Stop it, or give this one its own DATA_DIR; several instances share PostgreSQL (DATABASE_URL) instead.",
+    );
+    this.name = "InstanceLockedError";
+  }
+}
 
 /** Pause between read attempts while another connection holds a lock that blocks readers (rare in WAL). */
 const BUSY_RETRY_MS = 20;
@@ -141,8 +158,20 @@ export class SqliteStore implements Store {
   /** The file a writer thread writes (null for memory/read-only: those write inline). */
   private readonly writerFile: string | null;
   private readonly keyCache: KeyCache;
+  /** Held by a serving process: an open EXCLUSIVE transaction on `<file>.lock` (released by the OS on exit). */
+  private instanceLock: Database.Database | null = null;
+  /** Credit holds of the calls in flight, in memory when this process serves the file alone. */
+  private readonly holds: MemoryHolds | null;
 
-  private constructor(db: Database.Database, busyTimeoutMs: number, writerFile: string | null, keyCache: KeyCache) {
+  private constructor(
+    db: Database.Database,
+    busyTimeoutMs: number,
+    writerFile: string | null,
+    keyCache: KeyCache,
+    instanceLock: Database.Database | null,
+  ) {
+    this.instanceLock = instanceLock;
+    this.holds = instanceLock ? new MemoryHolds() : null;
     this.writerFile = writerFile;
     this.keyCache = keyCache;
     this.db = db;
@@ -167,10 +196,40 @@ export class SqliteStore implements Store {
       // freeze the whole process once per waiting call. guard() and the write channels wait
       // between attempts instead.
       db.pragma("busy_timeout = 0");
-      const threaded = !options.readonly && file !== ":memory:" && file !== "";
-      return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null, new KeyCache(options.keyCacheTtlMs));
+      const onDisk = file !== ":memory:" && file !== "";
+      const threaded = !options.readonly && onDisk;
+      let lock: Database.Database | null = null;
+      try {
+        if (options.exclusive && threaded) lock = SqliteStore.lockInstance(resolve(file));
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null, new KeyCache(options.keyCacheTtlMs), lock);
     } catch (error) {
+      if (error instanceof InstanceLockedError) throw error;
       throw mapSqliteError(error);
+    }
+  }
+
+  /**
+   * One serving process per file: credit holds live in its memory and it releases every stored
+   * hold at start, so a second server on the same file would break both. The lock is an EXCLUSIVE
+   * transaction kept open on a small side file; the operating system drops it when the process
+   * ends, crash included. Tools (the CLI) open the file without it.
+   */
+  private static lockInstance(file: string): Database.Database {
+    const lockFile = `${file}.lock`;
+    const lock = new Database(lockFile);
+    try {
+      lock.pragma("busy_timeout = 0");
+      lock.pragma("locking_mode = EXCLUSIVE");
+      lock.exec("BEGIN EXCLUSIVE");
+      return lock;
+    } catch (error) {
+      lock.close();
+      if (isBusy(error)) throw new InstanceLockedError(file, lockFile);
+      throw error;
     }
   }
 
@@ -219,6 +278,7 @@ export class SqliteStore implements Store {
       const inline = this.writes;
       this.writes = await WorkerChannel.start(this.writerFile, { busyTimeoutMs: this.busyTimeoutMs });
       await inline.close();
+
       this.db.pragma("wal_autocheckpoint = 0");
       this.db.pragma("query_only = ON");
     }
@@ -258,6 +318,8 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     await this.writes.close();
+    if (this.instanceLock?.open) this.instanceLock.close();
+    this.instanceLock = null;
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
@@ -269,10 +331,18 @@ export class SqliteStore implements Store {
   }
 
   getAccount(id: string): Promise<AccountRow | null> {
-    return this.guard(() => {
-      const row = this.row(SQL.getAccount, id);
-      return row ? toAccount(row) : null;
-    });
+    return this.guard(() => this.readAccount(id));
+  }
+
+  private readAccount(id: string): AccountRow | null {
+    const row = this.row(SQL.getAccount, id);
+    return row ? this.withHolds(toAccount(row)) : null;
+  }
+
+  /** The account with this process's in-memory holds counted in `creditsReserved`. */
+  private withHolds(account: AccountRow): AccountRow {
+    const held = this.holds?.held(account.id) ?? 0;
+    return held === 0 ? account : { ...account, creditsReserved: account.creditsReserved + held };
   }
 
   listAccounts(): Promise<AccountRow[]> {
@@ -336,23 +406,43 @@ export class SqliteStore implements Store {
   // Credits
 
   reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }> {
-    return this.write({ t: "reserve", reservation });
+    const holds = this.holds;
+    if (!holds) return this.write({ t: "reserve", reservation });
+    // Read and hold in one synchronous step: nothing else on this thread runs in between.
+    return this.guard(() => {
+      const account = this.readAccount(reservation.accountId);
+      if (!account) return { ok: false, account: null };
+      if (account.creditsUsed + account.creditsReserved + reservation.amount > account.creditsCap) {
+        return { ok: false, account };
+      }
+      holds.add(reservation);
+      return { ok: true, account: { ...account, creditsReserved: account.creditsReserved + reservation.amount } };
+    });
   }
 
-  release(reservation: Reservation): Promise<AccountRow | null> {
-    return this.write({ t: "release", reservation });
+  async release(reservation: Reservation): Promise<AccountRow | null> {
+    if (!this.holds) return this.write({ t: "release", reservation });
+    this.holds.remove(reservation.id);
+    return this.getAccount(reservation.accountId);
   }
 
-  releaseReservationsBefore(before: number): Promise<number> {
-    return this.write({ t: "releaseBefore", before });
+  async releaseReservationsBefore(before: number): Promise<number> {
+    // Stored holds (left by a crash of a non-exclusive user or an older version), then memory ones.
+    const stored = await this.write<number>({ t: "releaseBefore", before });
+    return stored + (this.holds?.removeBefore(before) ?? 0);
   }
 
   /**
    * Settle a call: the charge, its ledger row and its session writes in one transaction, grouped
    * with the other writes of the same turn (see sqlite-writer.ts).
    */
-  commit(op: CommitOp): Promise<AccountRow> {
-    return this.write({ t: "commit", commit: sqlCommit(op) });
+  async commit(op: CommitOp): Promise<AccountRow> {
+    const holds = this.holds;
+    if (!holds) return this.write({ t: "commit", commit: sqlCommit(op) });
+    // The hold is in memory: the transaction charges; the hold goes once the charge is committed.
+    const account = await this.write<AccountRow>({ t: "commit", commit: sqlCommit({ ...op, reservation: null }) });
+    if (op.reservation) holds.remove(op.reservation.id);
+    return this.withHolds(account);
   }
 
   ledgerTotal(accountId: string): Promise<number> {
