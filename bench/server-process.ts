@@ -4,7 +4,7 @@
  * and remove the directory. Every started process and directory is cleaned up on exit or Ctrl-C.
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,6 +51,13 @@ function installExitHooks(): void {
   }
 }
 
+/** The V8 flags `npm start` runs with (package.json), so the bench measures what ships. */
+const START_FLAGS: string[] = (
+  JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((token) => token.startsWith("--max-"));
+
 export async function startServerProcess(
   options: { cpuProfDir?: string | undefined } = {},
 ): Promise<ServerProcess> {
@@ -62,6 +69,7 @@ export async function startServerProcess(
       "--import",
       "tsx",
       "--expose-gc",
+      ...START_FLAGS,
       ...(options.cpuProfDir ? ["--cpu-prof", "--cpu-prof-dir", resolvePath(options.cpuProfDir)] : []),
     ],
     env: { ...process.env, BENCH_DATA_DIR: dataDir, NODE_ENV: "production" },

@@ -101,6 +101,9 @@ export function createServices(deps: AppDeps): Services {
   return { ...base, sharpen };
 }
 
+/** Log levels at which the access line (info) is not written: skip building it. */
+const QUIET_LEVELS = new Set(["silent", "warn", "error", "fatal"]);
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = createServices(deps);
   const app = Fastify({
@@ -123,14 +126,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate("services", services);
   app.decorateRequest("caller", null);
 
-  app.addHook("onRequest", async (request, reply) => {
+  // Callback-style hooks: an async hook costs a promise per request on the hot path.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", String(request.id));
+    done();
   });
-  app.addHook("onResponse", async (request, reply) => {
-    request.log.info(
-      { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      "request",
-    );
+  app.addHook("onResponse", (request, reply, done) => {
+    const level = (request.log as { level?: string }).level;
+    // No level: Fastify's no-op logger (logger: false).
+    if (level !== undefined && !QUIET_LEVELS.has(level)) {
+      request.log.info(
+        { method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        "request",
+      );
+    }
+    done();
   });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>

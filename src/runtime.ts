@@ -79,9 +79,9 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   // While draining, each answer closes its connection: a keep-alive socket whose last call ends
   // during the drain would otherwise stay open and hold the exit until the grace period ends.
   let draining = false;
-  app.addHook("onSend", async (_request, reply, payload) => {
+  app.addHook("onSend", (_request, reply, payload, done) => {
     if (draining) reply.header("connection", "close");
-    return payload;
+    done(null, payload);
   });
 
   await app.listen({ host: config.host, port: config.port });

@@ -2,7 +2,7 @@
  * Accounts, plans and API keys. Keys are `qk_live_` + 32 base62 characters (~190 bits), shown
  * once, stored only as SHA-256; lookups compare fixed-length digests in constant time.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { hash, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../clock.ts";
 import { type Config, findPlan, type Plan, type SharpenStage } from "../config.ts";
 import { ApiError } from "../errors.ts";
@@ -21,7 +21,8 @@ export interface Caller {
 }
 
 export function hashKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  // One-shot hash (Node >= 20.12): no Hash object per authenticated call.
+  return hash("sha256", key, "hex");
 }
 
 const UNAUTHORIZED_HINT = "Send `Authorization: Bearer <API_KEY>` with a live key (qk_live_…).";

@@ -97,8 +97,6 @@ await import(${JSON.stringify(new URL("./sqlite-write-worker.ts", import.meta.ur
 
 export interface WorkerChannelOptions {
   busyTimeoutMs: number;
-  checkpointIntervalMs?: number;
-  truncateFrames?: number;
 }
 
 export class WorkerChannel implements WriteChannel {
@@ -127,12 +125,7 @@ export class WorkerChannel implements WriteChannel {
   /** Start the writer thread on `file`; resolves once it has opened its connection. */
   static async start(file: string, options: WorkerChannelOptions): Promise<WorkerChannel> {
     const { port1, port2 } = new MessageChannel();
-    const data: WriterData = {
-      file,
-      port: port2,
-      checkpointIntervalMs: options.checkpointIntervalMs ?? 50,
-      truncateFrames: options.truncateFrames ?? 4096,
-    };
+    const data: WriterData = { file, port: port2 };
     const worker = new Worker(WORKER_BOOTSTRAP, { eval: true, workerData: data, transferList: [port2] });
     await new Promise<void>((resolve, reject) => {
       const onError = (error: unknown) => reject(mapSqliteError(error));

@@ -219,7 +219,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     const status = res.statusCode;
     let text: string;
     try {
-      text = await this.readCapped(res.body, signal);
+      text = await this.readCapped(res.body, res.headers["content-length"], signal);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof AttemptError) throw err;
@@ -242,8 +242,21 @@ export class HttpUpstreamClient implements UpstreamClient {
   }
 
   /** Read the body as text, refusing more than the configured size. */
-  private async readCapped(body: AsyncIterable<Buffer> & { destroy(err?: Error): void }, signal: AbortSignal) {
+  private async readCapped(
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): void; text(): Promise<string> },
+    contentLength: string | string[] | undefined,
+    signal: AbortSignal,
+  ) {
     const max = this.config.upstream.maxResponseBytes;
+    // A declared length is enforced by the HTTP parser: within the cap, read it whole (no chunk loop).
+    const declared = typeof contentLength === "string" && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
+    if (declared !== undefined) {
+      if (declared > max) {
+        body.destroy();
+        throw new AttemptError(`the response exceeded ${max} bytes`, false);
+      }
+      return body.text();
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {

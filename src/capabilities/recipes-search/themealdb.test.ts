@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
+import fc from "fast-check";
 import { ApiError } from "../../errors.ts";
 import {
   ATTRIBUTION,
@@ -148,4 +149,27 @@ test("long instructions are cut at a word boundary with an ellipsis", () => {
   const snippet = snippetOf(long) ?? "";
   assert.ok(snippet.length <= 241);
   assert.ok(snippet.endsWith("word…"));
+});
+
+test("snippets flatten only what they need and match flattening the whole text", () => {
+  // The reference: flatten everything, then cut (what snippetOf did before it flattened a prefix).
+  const reference = (raw: string): string => {
+    const flat = raw.replace(/\s+/g, " ").trim();
+    if (flat.length <= 240) return flat;
+    const cut = flat.slice(0, 240);
+    const space = cut.lastIndexOf(" ");
+    return (space > 120 ? cut.slice(0, space) : cut).trimEnd() + "…";
+  };
+  const piece = fc.oneof(
+    fc.constantFrom(" ", "  ", "\n", "\r\n", "\t", " \n \n ", "   \t\t   "),
+    fc.string({ minLength: 1, maxLength: 12 }),
+    fc.constantFrom("word", "Salmon", "é", "…", "x".repeat(300), " ".repeat(1500)),
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 400 }), (pieces) => {
+      const raw = pieces.join("");
+      assert.equal(snippetOf(raw), reference(raw));
+    }),
+    { numRuns: 500 },
+  );
 });

@@ -149,12 +149,14 @@ export function mealDetail(meal: Meal): { detail: JsonObject; links: Link[] } {
  * strIngredientN / strMeasureN (N = 1..20) paired; slots whose ingredient is empty or null are
  * dropped (TheMealDB mixes "" and null for unused slots), and a blank measure is left out.
  */
+const INGREDIENT_FIELDS = Array.from({ length: 20 }, (_, i) => [`strIngredient${i + 1}`, `strMeasure${i + 1}`] as const);
+
 export function ingredientsOf(meal: Meal): JsonObject[] {
   const out: JsonObject[] = [];
-  for (let n = 1; n <= 20; n++) {
-    const ingredient = text(meal[`strIngredient${n}`]);
+  for (const [ingredientField, measureField] of INGREDIENT_FIELDS) {
+    const ingredient = text(meal[ingredientField]);
     if (ingredient === undefined) continue;
-    const measure = text(meal[`strMeasure${n}`]);
+    const measure = text(meal[measureField]);
     out.push(measure === undefined ? { ingredient } : { ingredient, measure });
   }
   return out;
@@ -177,20 +179,32 @@ function cuisineOf(meal: Meal): string | undefined {
 
 function instructionsOf(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  return raw
-    .replace(/\r\n?/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  // Most instructions need neither pass; the checks are cheaper than the regular expressions.
+  const unix = raw.includes("\r") ? raw.replace(/\r\n?/g, "\n") : raw;
+  return (unix.includes("\n\n\n") ? unix.replace(/\n{3,}/g, "\n\n") : unix).trim();
 }
 
 /** The start of the instructions on one line, cut at a word boundary. */
 export function snippetOf(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const flat = raw.replace(/\s+/g, " ").trim();
+  const flat = flatPrefix(raw);
   if (flat.length <= SNIPPET_CHARS) return flat;
   const cut = flat.slice(0, SNIPPET_CHARS);
   const space = cut.lastIndexOf(" ");
   return (space > SNIPPET_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd() + "…";
+}
+
+/**
+ * `raw` on one line (whitespace runs as one space, trimmed), or a prefix of that longer than a
+ * snippet: only as much of a long text is flattened as the snippet can use.
+ */
+function flatPrefix(raw: string): string {
+  for (let take = SNIPPET_CHARS + 64; ; take *= 2) {
+    if (take >= raw.length) return raw.replace(/\s+/g, " ").trim();
+    // Cut inside the text: a whitespace run at the cut would continue past it, so the end is not trimmed.
+    const flat = raw.slice(0, take).replace(/\s+/g, " ").trimStart();
+    if (flat.length > SNIPPET_CHARS + 1) return flat;
+  }
 }
 
 /** A trimmed non-empty string, else undefined (TheMealDB uses "" and null interchangeably). */
