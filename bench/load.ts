@@ -17,6 +17,8 @@ export interface LoadSpec {
   duration: number;
   /** Unmeasured seconds before the measured run (0 for none). */
   warmup: number;
+  /** Offered load in requests per second over all connections; unset = as fast as answered. */
+  rate?: number;
   /** Context each connection starts with (sequences that carry ids between requests). */
   initialContext?: object;
   /** Awaited once between the warm-up and the measured run (no load in flight then). */
@@ -60,6 +62,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     requests: spec.requests,
     headers: { "content-type": "application/json", ...spec.headers },
     ...(spec.initialContext ? { initialContext: spec.initialContext } : {}),
+    ...(spec.rate === undefined ? {} : { overallRate: spec.rate }),
   };
   if (spec.warmup > 0) await once({ ...base, duration: spec.warmup });
 

@@ -20,6 +20,8 @@ export interface BenchOptions {
   only: Set<string> | undefined;
   /** Write a V8 CPU profile of the server process into this directory (`--cpu-prof DIR`). */
   cpuProfDir: string | undefined;
+  /** Where the server's temporary data directory is made (`--data-dir DIR`; default the OS temp dir). */
+  dataParent: string | undefined;
 }
 
 function positive(name: string, raw: string | undefined, fallback: number, min = 1): number {
@@ -42,6 +44,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       "scale-sessions": { type: "string" },
       "scale-requests": { type: "string" },
       "cpu-prof": { type: "string" },
+      "data-dir": { type: "string" },
       only: { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -50,8 +53,9 @@ export function parseOptions(argv: string[]): BenchOptions {
     console.log(
       [
         "npm run bench -- [--duration S] [--warmup S] [--connections N]",
-        "  --only bare,execute,more-local,mcp-execute runs a subset",
+        "  --only bare,execute,equal-load,more-local,mcp-execute runs a subset",
         "  --cpu-prof DIR writes a CPU profile of the server process",
+        "  --data-dir DIR puts the store's temporary directory in DIR (e.g. /dev/shm to take the disk out)",
         "npm run bench -- --soak [--soak-seconds N] [--scale-sessions N] [--scale-requests N] [--connections N]",
       ].join("\n"),
     );
@@ -67,6 +71,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     scaleSessions: Math.floor(positive("scale-sessions", values["scale-sessions"], 1_000_000, 0)),
     scaleRequests: Math.floor(positive("scale-requests", values["scale-requests"], 5000, 10)),
     cpuProfDir: values["cpu-prof"],
+    dataParent: values["data-dir"],
     only: values.only === undefined ? undefined : new Set(values.only.split(",").map((s) => s.trim())),
   };
 }

@@ -4,6 +4,7 @@
  * issue 5 item 6. Servers run in one child process (server-child.ts), autocannon here.
  * Prints figures and a markdown table; always exits 0 when the run completes (figures, not a gate).
  */
+import { tmpdir } from "node:os";
 import { closeHttp } from "./http.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import {
@@ -24,7 +25,7 @@ import { runSoak } from "./soak.ts";
 import { runThroughput } from "./throughput.ts";
 
 async function throughputMode(options: BenchOptions): Promise<void> {
-  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir });
+  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir, dataParent: options.dataParent });
   try {
     console.log(
       environmentLine(
@@ -33,29 +34,43 @@ async function throughputMode(options: BenchOptions): Promise<void> {
       ),
     );
     console.log("Servers in one child process (pid " + server.pid + "), autocannon in this process.");
+    console.log(`Store data under ${options.dataParent ?? tmpdir()} (--data-dir to choose the file system).`);
     const { results, notes } = await runThroughput(options, server);
     const byName = new Map(results.map((r) => [r.name, r]));
     const bare = byName.get("bare");
     const execute = byName.get("execute");
     const mcp = byName.get("mcp-execute");
+    const bareAtRate = results.find((r) => r.name.startsWith("bare@"));
+    const executeAtRate = results.find((r) => r.name.startsWith("execute@"));
     const targets: Target[] = [];
     if (bare && execute) {
       const ratio = execute.rps / bare.rps;
+      targets.push({
+        label: "execute / bare throughput",
+        measured: fmt.ratio(ratio),
+        goal: "≥ 0.60×",
+        pass: ratio >= 0.6,
+      });
+    }
+    if (bareAtRate && executeAtRate) {
+      const added = executeAtRate.p99 - bareAtRate.p99;
+      targets.push({
+        label: `added p99, equal load (${executeAtRate.name.split("@")[1]} req/s)`,
+        measured: `${fmt.ms(added)} ms`,
+        goal: "≤ 3 ms",
+        pass: added <= 3,
+      });
+    }
+    if (bare && execute) {
+      // Both at saturation: the difference is mostly queueing (50 requests in flight at a lower
+      // rate wait longer: Little's law), reported next to the figure above, not instead of it.
       const added = execute.p99 - bare.p99;
-      targets.push(
-        {
-          label: "execute / bare throughput",
-          measured: fmt.ratio(ratio),
-          goal: "≥ 0.60×",
-          pass: ratio >= 0.6,
-        },
-        {
-          label: "added p99 (execute − bare)",
-          measured: `${fmt.ms(added)} ms`,
-          goal: "≤ 3 ms",
-          pass: added <= 3,
-        },
-      );
+      targets.push({
+        label: "added p99, each saturated",
+        measured: `${fmt.ms(added)} ms`,
+        goal: "≤ 3 ms",
+        pass: added <= 3,
+      });
     }
     if (execute) {
       const ratio = mcp ? mcp.rps / execute.rps : Number.NaN;

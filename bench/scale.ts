@@ -158,7 +158,7 @@ export interface ScaleReport {
 }
 
 export async function runScale(options: BenchOptions): Promise<ScaleReport> {
-  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir });
+  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir, dataParent: options.dataParent });
   try {
     const n = options.scaleSessions;
     const count = options.scaleRequests;

@@ -59,10 +59,10 @@ const START_FLAGS: string[] = (
   .filter((token) => token.startsWith("--max-"));
 
 export async function startServerProcess(
-  options: { cpuProfDir?: string | undefined } = {},
+  options: { cpuProfDir?: string | undefined; dataParent?: string | undefined } = {},
 ): Promise<ServerProcess> {
   installExitHooks();
-  const dataDir = mkdtempSync(join(tmpdir(), "quarry-bench-"));
+  const dataDir = mkdtempSync(join(options.dataParent ?? tmpdir(), "quarry-bench-"));
   const child = fork(CHILD, [], {
     cwd: ROOT,
     execArgv: [

@@ -116,7 +116,7 @@ export interface SoakReport {
 }
 
 export async function runSoak(options: BenchOptions): Promise<SoakReport> {
-  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir });
+  const server = await startServerProcess({ cpuProfDir: options.cpuProfDir, dataParent: options.dataParent });
   try {
     const auth = bearer(server.key);
     console.log(

@@ -7,6 +7,7 @@
 import type autocannon from "autocannon";
 import { bearer, expectOk, pick, postJson } from "./http.ts";
 import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
+import { runOpenLoop } from "./open-loop.ts";
 import type { BenchOptions } from "./options.ts";
 import type { ServerProcess } from "./server-process.ts";
 
@@ -94,6 +95,23 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
         headers: auth,
         ...common,
       }),
+    );
+  }
+  // Latency added per request, free of saturation queueing: bare and execute under the same
+  // open-loop load (half of execute's saturation rate, so neither is saturated), 50 connections.
+  const bare = results.find((r) => r.name === "bare");
+  const execute = results.find((r) => r.name === "execute");
+  if (bare && execute && wanted("equal-load")) {
+    const rate = Math.max(100, Math.round(execute.rps / 2 / 100) * 100);
+    console.log(`  bare and execute at ${rate} req/s (open loop) ...`);
+    const body = JSON.stringify(EXECUTE_BODY);
+    results.push(
+      await runOpenLoop({ name: `bare@${rate}`, url: server.bareUrl, path: "/bare/recipes", body, rate, ...common }),
+      await runOpenLoop({ name: `execute@${rate}`, url: server.gatewayUrl, path: EXECUTE_PATH, body, headers: auth, rate, ...common }),
+    );
+    notes.push(
+      `bare@${rate}, execute@${rate}: ${rate} req/s sent on a fixed schedule over ${common.connections} connections ` +
+        "(latency from each request's scheduled time; half of execute's saturation rate)",
     );
   }
   if (wanted("more-local")) {

@@ -44,8 +44,8 @@ db.pragma("busy_timeout = 0");
 db.pragma("wal_autocheckpoint = 0");
 // Index pages of random ids are touched all over the file; a larger cache rereads fewer of them.
 db.pragma("cache_size = -16384");
-// After a burst, a rewound WAL file is cut back to this size instead of keeping its high-water mark.
-db.pragma(`journal_size_limit = ${16 * 1024 * 1024}`);
+// A rewound WAL file is cut back to this size instead of keeping a larger high-water mark.
+db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
 const writer = new SqliteWriter(db);
 const passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
 const truncate = db.prepare("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -101,19 +101,25 @@ function run(batch: QueuedOp[]): void {
 }
 
 /**
- * Checkpoints in two parts, so writes never wait for the bulk of the copying:
+ * Checkpoints in two parts, so writes rarely wait for one:
  * - A second thread (BULK_CHECKPOINTER, its own connection) runs a PASSIVE checkpoint every
  *   100 ms: it copies the WAL into the database file and syncs it while this thread keeps writing.
  *   Under a steady stream of commits it never catches up completely, and SQLite rewinds only a WAL
- *   that was checkpointed completely.
- * - When it reports, this thread tops up between two batches: a PASSIVE checkpoint with no writer
- *   running copies only what was written meanwhile (a few ms of writes) and completes, so the next
- *   write rewinds the WAL. The WAL stays around 100 ms of writes without TRUNCATE.
- * Measured (npm run bench): checkpointing everything on this thread every 50 ms stalled commits
- * ~10 ms each time; one big TRUNCATE every few seconds stalled them 30-40 ms (execute p99 42 ms).
- * If readers keep checkpoints from completing and the WAL passes `truncateFrames`, TRUNCATE waits
- * briefly for them and empties the file.
+ *   that was checkpointed completely, so the WAL file keeps growing.
+ * - Once the WAL holds more than TOP_UP_FRAMES (64 MiB), this thread tops up between two batches:
+ *   a PASSIVE checkpoint with no writer running copies what the bulk thread has not and completes,
+ *   so the next write rewinds the WAL. That costs this thread a sync (~10-25 ms here: the file
+ *   system flushes whatever is dirty), once every several seconds at full load.
+ * Measured (npm run bench): topping up after every bulk pass (10/s) cost this thread ~10 ms each,
+ * ~10% of its time; a checkpoint on this thread every 50 ms, the same; a TRUNCATE from another
+ * connection every few seconds stalled writes 30-40 ms. (The remaining commit-latency tail on a
+ * disk is the file system's, not the checkpoints': docs/reliability.md, "Latency tail".)
+ * Should readers keep checkpoints from completing, past TRUNCATE_FRAMES a TRUNCATE waits briefly
+ * for them and empties the file.
  */
+const TOP_UP_FRAMES = 16_384;
+const TRUNCATE_FRAMES = 65_536;
+
 function topUp(force = false): void {
   try {
     const { log } = passive.get() as { log: number };
@@ -152,7 +158,6 @@ port.on("message", (message) => {
 });
 `;
 
-const TRUNCATE_FRAMES = 16_384;
 const bulkChannel = new MessageChannel();
 const bulk = new Worker(BULK_CHECKPOINTER, {
   eval: true,
@@ -165,7 +170,7 @@ const bulk = new Worker(BULK_CHECKPOINTER, {
   transferList: [bulkChannel.port2],
 });
 bulkChannel.port1.on("message", (message: unknown) => {
-  if (message !== "stopped") topUp();
+  if (message !== "stopped" && (message as { log: number }).log > TOP_UP_FRAMES) topUp();
 });
 
 async function stopBulk(): Promise<void> {
