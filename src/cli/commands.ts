@@ -248,13 +248,14 @@ export const COMMANDS: CommandDef[] = [
     args: ["<key-id>"],
     options: [],
     usage: "keys revoke <key-id>",
-    summary: "Revoke a key by its id (from `keys list`); it answers 401 from then on.",
+    summary:
+      "Revoke a key by its id (from `keys list`); it answers 401 from then on (a running server sees it within KEY_CACHE_TTL_MS, 1 s by default).",
     async run(ctx, [keyId]) {
       // Revoking twice keeps the first revocation time (the store uses COALESCE), so this is idempotent.
       const found = await ctx.store.revokeKey(keyId!, ctx.clock.now());
       if (!found) throw new CliError(`no key "${keyId}"`);
       if (ctx.json) ctx.out.line(json({ id: keyId, revoked: true }));
-      else ctx.out.line(`Revoked key ${keyId}.`);
+      else ctx.out.line(`Revoked key ${keyId}. Running servers refuse it within KEY_CACHE_TTL_MS (default 1 s).`);
     },
   },
   {
