@@ -103,20 +103,24 @@ function run(batch: QueuedOp[]): void {
 /**
  * Checkpoints in two parts, so writes rarely wait for one:
  * - A second thread (BULK_CHECKPOINTER, its own connection) runs a PASSIVE checkpoint every
- *   100 ms: it copies the WAL into the database file and syncs it while this thread keeps writing.
+ *   25 ms: it copies the WAL into the database file and syncs it while this thread keeps writing.
  *   Under a steady stream of commits it never catches up completely, and SQLite rewinds only a WAL
  *   that was checkpointed completely, so the WAL file keeps growing.
  * - Once the WAL holds more than TOP_UP_FRAMES (64 MiB), this thread tops up between two batches:
  *   a PASSIVE checkpoint with no writer running copies what the bulk thread has not and completes,
  *   so the next write rewinds the WAL. That costs this thread a sync (~10-25 ms here: the file
  *   system flushes whatever is dirty), once every several seconds at full load.
- * Measured (npm run bench): topping up after every bulk pass (10/s) cost this thread ~10 ms each,
+ * Often and small: each sync flushes what is dirty, and on a disk a large flush stalls other writes
+ * to the file system, this thread's WAL appends included. Measured (npm run bench, open-loop 2,500
+ * req/s): execute p99 37 ms with a bulk pass every 1,000 ms, 27-33 ms every 100 ms, 16-23 ms every
+ * 25 ms. Topping up after every bulk pass (10/s) cost this thread ~10 ms each,
  * ~10% of its time; a checkpoint on this thread every 50 ms, the same; a TRUNCATE from another
- * connection every few seconds stalled writes 30-40 ms. (The remaining commit-latency tail on a
- * disk is the file system's, not the checkpoints': docs/reliability.md, "Latency tail".)
+ * connection every few seconds stalled writes 30-40 ms. The tail that remains on a disk comes from
+ * the file system's write stalls (on tmpfs it is gone): docs/reliability.md, "Latency tail".
  * Should readers keep checkpoints from completing, past TRUNCATE_FRAMES a TRUNCATE waits briefly
  * for them and empties the file.
  */
+const BULK_INTERVAL_MS = 25;
 const TOP_UP_FRAMES = 16_384;
 const TRUNCATE_FRAMES = 65_536;
 
@@ -163,7 +167,7 @@ const bulk = new Worker(BULK_CHECKPOINTER, {
   eval: true,
   workerData: {
     file: data.file,
-    intervalMs: 100,
+    intervalMs: BULK_INTERVAL_MS,
     port: bulkChannel.port2,
     modulePath: createRequire(import.meta.url).resolve("better-sqlite3"),
   },
