@@ -189,6 +189,11 @@ export class WorkerChannel implements WriteChannel {
     this.waiters.clear();
   }
 
+  /** Fault injection for tests: end the thread as a crash would. */
+  async terminate(): Promise<void> {
+    await this.worker.terminate();
+  }
+
   /** Whether the writer thread is running (readiness). */
   get alive(): boolean {
     return this.dead === null && this.closing === null;
@@ -196,6 +201,11 @@ export class WorkerChannel implements WriteChannel {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      if (this.dead) {
+        // The thread is gone already: nothing to drain.
+        this.port.close();
+        return;
+      }
       // Writes already submitted go out first; the thread answers them before it stops.
       this.flush();
       this.worker.ref();

@@ -176,8 +176,19 @@ const bulk = new Worker(BULK_CHECKPOINTER, {
 bulkChannel.port1.on("message", (message: unknown) => {
   if (message !== "stopped" && (message as { log: number }).log > TOP_UP_FRAMES) topUp();
 });
+// Should the bulk thread fail, this thread checkpoints on its own (each one stalls commits, but the
+// WAL stays bounded), rather than letting an unhandled error end the writer too.
+let bulkGone = false;
+const fallBack = () => {
+  if (bulkGone || stopping) return;
+  bulkGone = true;
+  setInterval(() => topUp(), 100).unref();
+};
+bulk.on("error", fallBack);
+bulk.on("exit", fallBack);
 
 async function stopBulk(): Promise<void> {
+  if (bulkGone) return;
   await new Promise<void>((resolve) => {
     bulkChannel.port1.on("message", (message: unknown) => {
       if (message === "stopped") resolve();

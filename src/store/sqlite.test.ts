@@ -69,6 +69,21 @@ describe("SqliteStore", () => {
     await second.close();
   });
 
+  test("the writer thread dies: writes in flight and after answer 503, readiness fails, reads still work", async () => {
+    const file = join(dir, "writer-crash.db");
+    const store = SqliteStore.open(file, { exclusive: true });
+    await store.migrate();
+    await store.createAccount(account("acct_crash"));
+    const inFlight = store.createAccount(account("acct_lost"));
+    await store.crashWriterForTests();
+    await assert.rejects(inFlight, unavailable);
+    await assert.rejects(store.updateAccount("acct_crash", { name: "x" }), unavailable);
+    await assert.rejects(store.ping(), unavailable);
+    assert.equal((await store.getAccount("acct_crash"))?.name, "Reopen");
+    assert.equal(await store.getAccount("acct_lost"), null, "nothing half-written");
+    await store.close();
+  });
+
   // An in-memory database cannot be shared with a writer thread: its writes run inline.
   runStoreContract("sqlite store contract, in memory (writes on the calling thread)", async () => {
     const store = SqliteStore.open(":memory:");

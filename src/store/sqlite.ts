@@ -316,6 +316,11 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Fault injection for tests: the writer thread ends as if it crashed. */
+  async crashWriterForTests(): Promise<void> {
+    if (this.writes instanceof WorkerChannel) await this.writes.terminate();
+  }
+
   async close(): Promise<void> {
     await this.writes.close();
     if (this.instanceLock?.open) this.instanceLock.close();
