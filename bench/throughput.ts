@@ -101,6 +101,7 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
   // open-loop load (half of execute's saturation rate, so neither is saturated), 50 connections.
   const bare = results.find((r) => r.name === "bare");
   const execute = results.find((r) => r.name === "execute");
+  if (wanted("equal-load") && !(bare && execute)) notes.push("equal-load: skipped (it needs the bare and execute runs)");
   if (bare && execute && wanted("equal-load")) {
     const rate = Math.max(100, Math.round(execute.rps / 2 / 100) * 100);
     console.log(`  bare and execute at ${rate} req/s (open loop) ...`);
