@@ -1,8 +1,8 @@
 /**
  * The embedded store's writer thread (started by sqlite-write-channel.ts). It owns the only
  * connection that writes the database file, so the event loop never runs a write transaction,
- * never waits for the write lock and never copies WAL pages. It also checkpoints the WAL, between
- * batches, which makes checkpoints and writes take turns instead of contending for the lock.
+ * never waits for the write lock and never copies WAL pages. It starts the bulk checkpoint thread
+ * and completes checkpoints itself between batches when the WAL has grown (see topUp()).
  *
  * Protocol on the transferred port: in `{ type: "ops", ops: [{ id, deadline, op }] }` and
  * `{ type: "stop" }`; out `{ type: "done", results: [{ id, ok, value | error }] }` and
