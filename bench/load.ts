@@ -85,19 +85,30 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   } finally {
     if (timer) clearInterval(timer);
   }
+  return loadResult(spec, result.duration, samples, statuses, result.errors);
+}
+
+/** The figures of one measured run, whichever generator drove it. */
+export function loadResult(
+  spec: { name: string; connections: number },
+  seconds: number,
+  samples: Samples,
+  statuses: Record<string, number>,
+  errors: number,
+): LoadResult {
   const sorted = samples.sorted();
   let non2xx = 0;
   for (const [code, n] of Object.entries(statuses)) if (!code.startsWith("2")) non2xx += n;
   return {
     name: spec.name,
     connections: spec.connections,
-    seconds: result.duration,
+    seconds,
     responses: samples.count,
-    rps: samples.count / result.duration,
+    rps: samples.count / seconds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     statuses,
     non2xx,
-    errors: result.errors,
+    errors,
   };
 }

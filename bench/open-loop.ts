@@ -7,8 +7,8 @@
  * server.
  */
 import { Pool } from "undici";
-import type { LoadResult } from "./load.ts";
-import { percentile, Samples } from "./stats.ts";
+import { type LoadResult, loadResult } from "./load.ts";
+import { Samples } from "./stats.ts";
 
 export interface OpenLoopSpec {
   name: string;
@@ -71,21 +71,7 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<LoadResult> {
   try {
     if (spec.warmup > 0) await phase(pool, spec, spec.warmup, false);
     const { samples, statuses, errors, seconds } = await phase(pool, spec, spec.duration, true);
-    const sorted = samples.sorted();
-    let non2xx = 0;
-    for (const [code, n] of Object.entries(statuses)) if (!code.startsWith("2")) non2xx += n;
-    return {
-      name: spec.name,
-      connections: spec.connections,
-      seconds,
-      responses: samples.count,
-      rps: samples.count / seconds,
-      p50: percentile(sorted, 50),
-      p99: percentile(sorted, 99),
-      statuses,
-      non2xx,
-      errors,
-    };
+    return loadResult(spec, seconds, samples, statuses, errors);
   } finally {
     await pool.close();
   }

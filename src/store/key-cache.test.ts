@@ -57,6 +57,28 @@ describe("KeyCache", () => {
     assert.ok(cache.get("h1"));
   });
 
+  test("lookup loads once, then serves the cache; a lookup racing a change is not cached", async () => {
+    const cache = new KeyCache(60_000);
+    let loads = 0;
+    const load = async () => {
+      loads++;
+      return lookup("k1", "a1");
+    };
+    await cache.lookup("h1", load);
+    await cache.lookup("h1", load);
+    assert.equal(loads, 1);
+
+    // A revocation starts; a lookup reads the old row while it runs; the old row must not stay.
+    let finishWrite!: () => void;
+    const write = cache.changing({ keyId: "k1" }, () => new Promise<void>((resolve) => (finishWrite = resolve)));
+    const racing = cache.lookup("h1", load);
+    finishWrite();
+    await write;
+    await racing;
+    assert.equal(loads, 2, "the entry was forgotten when the change started");
+    assert.equal(cache.get("h1"), undefined, "and what the racing lookup read was not kept");
+  });
+
   test("holds at most `max` entries, evicting the oldest", () => {
     const cache = new KeyCache(60_000, 2);
     cache.set("h1", lookup("k1", "a1"), cache.begin());

@@ -40,6 +40,31 @@ export class KeyCache {
     return this.ttlMs > 0;
   }
 
+  /** The cached lookup of `hash`, or `load()`'s answer (cached unless a change raced it). */
+  async lookup(hash: string, load: () => Promise<KeyLookup | null>): Promise<KeyLookup | null> {
+    const hit = this.get(hash);
+    if (hit) return hit;
+    const token = this.begin();
+    const found = await load();
+    if (found) this.set(hash, found, token);
+    return found;
+  }
+
+  /**
+   * Run a write that changes what lookups return (a revocation, an account change): the affected
+   * entries are forgotten before it starts and again once it is done, so a lookup that read the old
+   * row meanwhile is not served afterwards.
+   */
+  async changing<T>(scope: { keyId: string } | { accountId: string }, write: () => Promise<T>): Promise<T> {
+    const forget = () => ("keyId" in scope ? this.forgetKey(scope.keyId) : this.forgetAccount(scope.accountId));
+    forget();
+    try {
+      return await write();
+    } finally {
+      forget();
+    }
+  }
+
   get(hash: string): KeyLookup | undefined {
     const entry = this.entries.get(hash);
     if (!entry) return undefined;

@@ -5,9 +5,12 @@
  */
 import pg from "pg";
 import { ApiError } from "../errors.ts";
+import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
   bound,
   decodeJsonParsed,
+  LEDGER_COLUMNS,
+  ledgerValues,
   loadMigrations,
   num,
   type Raw,
@@ -16,7 +19,6 @@ import {
   toRecord,
   toSession,
 } from "./sql-common.ts";
-import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -305,18 +307,8 @@ export class PostgresStore implements Store {
     return this.guard(async () => num((await this.row("SELECT COUNT(*) AS n FROM accounts"))?.n));
   }
 
-  /** A write that changes what a key lookup returns: cached lookups are forgotten before and after it. */
-  private async authWrite<T>(forget: () => void, work: () => Promise<T>): Promise<T> {
-    forget();
-    try {
-      return await work();
-    } finally {
-      forget();
-    }
-  }
-
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.authWrite(() => this.keyCache.forgetAccount(id), () => this.updateAccountRow(id, patch));
+    return this.keyCache.changing({ accountId: id }, () => this.updateAccountRow(id, patch));
   }
 
   private updateAccountRow(id: string, patch: AccountPatch): Promise<AccountRow | null> {
@@ -336,8 +328,8 @@ export class PostgresStore implements Store {
   }
 
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    return this.authWrite(
-      () => this.keyCache.forgetAccount(accountId),
+    return this.keyCache.changing(
+      { accountId },
       () =>
         this.guard(async () => {
           await this.pool.query(
@@ -361,21 +353,17 @@ export class PostgresStore implements Store {
   }
 
   findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    const hit = this.keyCache.get(hash);
-    if (hit) return Promise.resolve(hit);
-    const token = this.keyCache.begin();
-    return this.guard(async () => {
-      const row = await this.row(
-        `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
-           k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, a.*
-         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
-        [hash],
-      );
-      if (!row) return null;
-      const found = { key: toKey(row, "k_"), account: toAccount(row) };
-      this.keyCache.set(hash, found, token);
-      return found;
-    });
+    return this.keyCache.lookup(hash, () =>
+      this.guard(async () => {
+        const row = await this.row(
+          `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
+             k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, a.*
+           FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+          [hash],
+        );
+        return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+      }),
+    );
   }
 
   listKeys(accountId: string): Promise<KeyRow[]> {
@@ -387,7 +375,7 @@ export class PostgresStore implements Store {
   }
 
   revokeKey(keyId: string, at: number): Promise<boolean> {
-    return this.authWrite(() => this.keyCache.forgetKey(keyId), () => this.revokeKeyRow(keyId, at));
+    return this.keyCache.changing({ keyId }, () => this.revokeKeyRow(keyId, at));
   }
 
   private revokeKeyRow(keyId: string, at: number): Promise<boolean> {
@@ -475,19 +463,8 @@ export class PostgresStore implements Store {
             );
       if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
       await client.query(
-        `INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          ledger.id,
-          ledger.accountId,
-          ledger.keyId,
-          ledger.capability,
-          ledger.operation,
-          ledger.credits,
-          ledger.costUsd,
-          ledger.requestId,
-          ledger.createdAt,
-        ],
+        `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        ledgerValues(ledger),
       );
       if (op.newSession) {
         const s = op.newSession.session;

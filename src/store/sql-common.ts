@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { JsonObject } from "../capabilities/types.ts";
-import type { AccountRow, CachedAction, KeyRow, RecordRow, SessionRow } from "./types.ts";
+import type { AccountRow, CachedAction, KeyRow, LedgerEntry, RecordRow, SessionRow } from "./types.ts";
 
 export interface Migration {
   version: number;
@@ -115,6 +115,13 @@ export function toRecord(row: Raw, json: JsonDecoder): RecordRow {
     links: json(row.links) as RecordRow["links"],
     actions: (json(row.actions) ?? {}) as Record<string, CachedAction>,
   };
+}
+
+/** The ledger's columns, and a ledger row's values in that order (both stores insert with them). */
+export const LEDGER_COLUMNS = "id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at";
+
+export function ledgerValues(l: LedgerEntry): unknown[] {
+  return [l.id, l.accountId, l.keyId, l.capability, l.operation, l.credits, l.costUsd, l.requestId, l.createdAt];
 }
 
 /** Clamp a range bound so drivers never see Infinity (pg cannot bind it to BIGINT). */

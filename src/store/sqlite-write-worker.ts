@@ -115,8 +115,8 @@ function run(batch: QueuedOp[]): void {
  * req/s): execute p99 37 ms with a bulk pass every 1,000 ms, 27-33 ms every 100 ms, 16-23 ms every
  * 25 ms. Topping up after every bulk pass (10/s) cost this thread ~10 ms each,
  * ~10% of its time; a checkpoint on this thread every 50 ms, the same; a TRUNCATE from another
- * connection every few seconds stalled writes 30-40 ms. The tail that remains on a disk comes from
- * the file system's write stalls (on tmpfs it is gone): docs/reliability.md, "Latency tail".
+ * connection every few seconds gave execute p99 42-44 ms. The latency tail that remains is
+ * described in docs/reliability.md, "Latency tail" (shorter on tmpfs, not gone).
  * Should readers keep checkpoints from completing, past TRUNCATE_FRAMES a TRUNCATE waits briefly
  * for them and empties the file.
  */

@@ -13,7 +13,7 @@
  */
 import type Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
-import { decodeJsonText, type Raw, toAccount } from "./sql-common.ts";
+import { decodeJsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
 import type { AccountPatch, AccountRow, KeyRow, LedgerEntry, NewAccount, Reservation } from "./types.ts";
 
 /** A record row with its JSON columns already encoded (JSON text crosses threads as a plain string). */
@@ -152,9 +152,7 @@ const SQL = {
   unreserve: "UPDATE accounts SET credits_reserved = credits_reserved - ? WHERE id = ?",
   oldReservations: "SELECT id FROM reservations WHERE created_at < ?",
   charge: "UPDATE accounts SET credits_used = credits_used + ? WHERE id = ? RETURNING *",
-  insertLedger:
-    "INSERT INTO ledger (id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at)" +
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  insertLedger: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertSession:
     "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   updateSession: "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ?",
@@ -169,22 +167,47 @@ const SQL = {
     "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?)",
 } as const;
 
-export class SqliteWriter {
-  private readonly statements = new Map<string, Database.Statement>();
+/** Statements of one connection, prepared on first use (tables exist only after migrate) and reused. */
+export class Statements {
+  private readonly cache = new Map<string, Database.Statement>();
 
   constructor(private readonly db: Database.Database) {}
 
-  private stmt(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  get(sql: string): Database.Statement {
+    let statement = this.cache.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      this.cache.set(sql, statement);
     }
     return statement;
   }
 
+  row(sql: string, ...params: unknown[]): Raw | undefined {
+    return this.get(sql).get(...params) as Raw | undefined;
+  }
+
+  rows(sql: string, ...params: unknown[]): Raw[] {
+    return this.get(sql).all(...params) as Raw[];
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+export class SqliteWriter {
+  private readonly statements: Statements;
+
+  constructor(private readonly db: Database.Database) {
+    this.statements = new Statements(db);
+  }
+
+  private stmt(sql: string): Database.Statement {
+    return this.statements.get(sql);
+  }
+
   private row(sql: string, ...params: unknown[]): Raw | undefined {
-    return this.stmt(sql).get(...params) as Raw | undefined;
+    return this.statements.row(sql, ...params);
   }
 
   private account(id: string): AccountRow | null {
@@ -350,17 +373,7 @@ export class SqliteWriter {
     const charged =
       ledger.credits === 0 ? this.row(SQL.getAccount, ledger.accountId) : this.row(SQL.charge, ledger.credits, ledger.accountId);
     if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
-    this.stmt(SQL.insertLedger).run(
-      ledger.id,
-      ledger.accountId,
-      ledger.keyId,
-      ledger.capability,
-      ledger.operation,
-      ledger.credits,
-      ledger.costUsd,
-      ledger.requestId,
-      ledger.createdAt,
-    );
+    this.stmt(SQL.insertLedger).run(...ledgerValues(ledger));
     return toAccount(charged);
   }
 }

@@ -23,7 +23,7 @@ import {
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
-import { isBusyCode, mapSqliteError, type SqlCommit, type SqlRecord, type WriteOp } from "./sqlite-writer.ts";
+import { isBusyCode, mapSqliteError, type SqlCommit, Statements, type SqlRecord, type WriteOp } from "./sqlite-writer.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -148,7 +148,7 @@ function sqlCommit(op: CommitOp): SqlCommit {
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
   private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements: Statements;
   /** Where writes go: inline until migrate() starts the writer thread of a file database. */
   private writes: WriteChannel;
 
@@ -174,6 +174,7 @@ export class SqliteStore implements Store {
     this.holds = instanceLock ? new MemoryHolds() : null;
     this.writerFile = writerFile;
     this.keyCache = keyCache;
+    this.statements = new Statements(db);
     this.db = db;
     this.busyTimeoutMs = busyTimeoutMs;
     this.writes = new InlineChannel(db, busyTimeoutMs);
@@ -233,22 +234,12 @@ export class SqliteStore implements Store {
     }
   }
 
-  /** Statements are prepared on first use (tables exist only after migrate) and then reused. */
-  private stmt(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
   private row(sql: string, ...params: unknown[]): Raw | undefined {
-    return this.stmt(sql).get(...params) as Raw | undefined;
+    return this.statements.row(sql, ...params);
   }
 
   private rows(sql: string, ...params: unknown[]): Raw[] {
-    return this.stmt(sql).all(...params) as Raw[];
+    return this.statements.rows(sql, ...params);
   }
 
   /**
@@ -358,27 +349,14 @@ export class SqliteStore implements Store {
     return this.guard(() => num(this.row(SQL.countAccounts)?.n));
   }
 
-  /** A write that changes what a key lookup returns: cached lookups are forgotten before and after it. */
-  private async authWrite<T>(forget: () => void, op: WriteOp): Promise<T> {
-    forget();
-    try {
-      return await this.write<T>(op);
-    } finally {
-      forget();
-    }
-  }
-
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.authWrite(() => this.keyCache.forgetAccount(id), { t: "updateAccount", id, patch });
+    return this.keyCache.changing({ accountId: id }, () => this.write({ t: "updateAccount", id, patch }));
   }
 
   async rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    await this.authWrite(() => this.keyCache.forgetAccount(accountId), {
-      t: "rollPeriod",
-      accountId,
-      expected: expectedPeriodEnd,
-      next: newPeriodEnd,
-    });
+    await this.keyCache.changing({ accountId }, () =>
+      this.write({ t: "rollPeriod", accountId, expected: expectedPeriodEnd, next: newPeriodEnd }),
+    );
   }
 
   // Keys
@@ -388,16 +366,12 @@ export class SqliteStore implements Store {
   }
 
   findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    const hit = this.keyCache.get(hash);
-    if (hit) return Promise.resolve(hit);
-    const token = this.keyCache.begin();
-    return this.guard(() => {
-      const row = this.row(SQL.findKeyByHash, hash);
-      if (!row) return null;
-      const found = { key: toKey(row, "k_"), account: toAccount(row) };
-      this.keyCache.set(hash, found, token);
-      return found;
-    });
+    return this.keyCache.lookup(hash, () =>
+      this.guard(() => {
+        const row = this.row(SQL.findKeyByHash, hash);
+        return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+      }),
+    );
   }
 
   listKeys(accountId: string): Promise<KeyRow[]> {
@@ -405,7 +379,7 @@ export class SqliteStore implements Store {
   }
 
   revokeKey(keyId: string, at: number): Promise<boolean> {
-    return this.authWrite(() => this.keyCache.forgetKey(keyId), { t: "revokeKey", keyId, at });
+    return this.keyCache.changing({ keyId }, () => this.write({ t: "revokeKey", keyId, at }));
   }
 
   // Credits
