@@ -4,6 +4,7 @@
  * full (sub-millisecond) precision, over every response, rather than from its integer histogram.
  */
 import autocannon from "autocannon";
+import { type CpuPerResponse, cpuPerResponse, cpuSnapshot } from "./cpu.ts";
 import { percentile, Samples } from "./stats.ts";
 
 export interface LoadSpec {
@@ -23,6 +24,8 @@ export interface LoadSpec {
   initialContext?: object;
   /** Awaited once between the warm-up and the measured run (no load in flight then). */
   onMeasureStart?: () => void | Promise<void>;
+  /** Server process whose CPU time per response is reported (see cpu.ts). */
+  cpuOf?: number;
   /** Called every `everyMs` during the measured run (RSS sampling). */
   onTick?: { everyMs: number; run: (elapsedMs: number) => void };
 }
@@ -40,6 +43,8 @@ export interface LoadResult {
   non2xx: number;
   /** Connection errors and timeouts. */
   errors: number;
+  /** CPU µs per response in the server's loop thread, its other threads and the driver (Linux). */
+  cpu?: CpuPerResponse;
 }
 
 function once(options: autocannon.Options, onResponse?: (status: number, ms: number) => void) {
@@ -75,6 +80,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     const tick = spec.onTick;
     timer = setInterval(() => tick.run(Date.now() - started), tick.everyMs);
   }
+  const cpuBefore = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
   let result: autocannon.Result;
   try {
     result = await once({ ...base, duration: spec.duration }, (status, ms) => {
@@ -85,7 +91,15 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   } finally {
     if (timer) clearInterval(timer);
   }
-  return loadResult(spec, result.duration, samples, statuses, result.errors);
+  const cpuAfter = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
+  return loadResult(
+    spec,
+    result.duration,
+    samples,
+    statuses,
+    result.errors,
+    cpuPerResponse(cpuBefore, cpuAfter, samples.count),
+  );
 }
 
 /** The figures of one measured run, whichever generator drove it. */
@@ -95,6 +109,7 @@ export function loadResult(
   samples: Samples,
   statuses: Record<string, number>,
   errors: number,
+  cpu?: CpuPerResponse,
 ): LoadResult {
   const sorted = samples.sorted();
   let non2xx = 0;
@@ -110,5 +125,6 @@ export function loadResult(
     statuses,
     non2xx,
     errors,
+    ...(cpu ? { cpu } : {}),
   };
 }

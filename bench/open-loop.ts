@@ -7,6 +7,7 @@
  * server.
  */
 import { Pool } from "undici";
+import { cpuPerResponse, cpuSnapshot } from "./cpu.ts";
 import { type LoadResult, loadResult } from "./load.ts";
 import { Samples } from "./stats.ts";
 
@@ -21,6 +22,8 @@ export interface OpenLoopSpec {
   connections: number;
   duration: number;
   warmup: number;
+  /** Server process whose CPU time per response is reported (see cpu.ts). */
+  cpuOf?: number;
 }
 
 async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, record: boolean) {
@@ -70,8 +73,17 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<LoadResult> {
   const pool = new Pool(spec.url, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000 });
   try {
     if (spec.warmup > 0) await phase(pool, spec, spec.warmup, false);
+    const cpuBefore = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
     const { samples, statuses, errors, seconds } = await phase(pool, spec, spec.duration, true);
-    return loadResult(spec, seconds, samples, statuses, errors);
+    const cpuAfter = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
+    return loadResult(
+      spec,
+      seconds,
+      samples,
+      statuses,
+      errors,
+      cpuPerResponse(cpuBefore, cpuAfter, samples.count),
+    );
   } finally {
     await pool.close();
   }

@@ -41,10 +41,20 @@ export function markdownTable(header: string[], rows: string[][]): string {
   return [header, align, ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }
 
-export const LOAD_HEADER = ["scenario", "req/s", "p50 ms", "p99 ms", "non-2xx", "errors"];
+export const LOAD_HEADER = [
+  "scenario",
+  "req/s",
+  "p50 ms",
+  "p99 ms",
+  "non-2xx",
+  "errors",
+  "CPU µs/resp: loop + threads (driver)",
+];
 
 export function loadRow(r: LoadResult): string[] {
-  return [r.name, fmt.rps(r.rps), fmt.ms(r.p50), fmt.ms(r.p99), String(r.non2xx), String(r.errors)];
+  const us = (n: number) => Math.round(n).toString();
+  const cpu = r.cpu ? `${us(r.cpu.main)} + ${us(r.cpu.others)} (${us(r.cpu.driver)})` : "n/a";
+  return [r.name, fmt.rps(r.rps), fmt.ms(r.p50), fmt.ms(r.p99), String(r.non2xx), String(r.errors), cpu];
 }
 
 export function verdict(pass: boolean | null): string {

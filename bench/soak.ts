@@ -165,7 +165,13 @@ export async function runSoak(options: BenchOptions): Promise<SoakReport> {
     console.log(
       `  soak: ${settle} s + ${warmup} s warm-up, then ${options.soakSeconds} s measured, RSS every ${everyMs / 1000} s ...`,
     );
-    const loadSpec = { url: server.gatewayUrl, requests, headers: auth, connections: options.connections };
+    const loadSpec = {
+      url: server.gatewayUrl,
+      requests,
+      headers: auth,
+      connections: options.connections,
+      cpuOf: server.pid,
+    };
     await runLoad({ ...loadSpec, name: "soak warm-up", duration: settle, warmup: 0 });
     const retainedStart = await server.memory(true);
     const samples: Promise<void>[] = [];

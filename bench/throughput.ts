@@ -52,7 +52,7 @@ async function createSessions(server: ServerProcess, count: number, parallel = 1
   return ids;
 }
 
-type Common = Pick<LoadSpec, "connections" | "duration" | "warmup">;
+type Common = Pick<LoadSpec, "connections" | "duration" | "warmup" | "cpuOf">;
 
 export async function runThroughput(options: BenchOptions, server: ServerProcess): Promise<ThroughputRun> {
   const notes: string[] = [];
@@ -61,6 +61,7 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     connections: options.connections,
     duration: options.duration,
     warmup: options.warmup,
+    cpuOf: server.pid,
   };
   const auth = bearer(server.key);
 
@@ -101,14 +102,30 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
   // open-loop load (half of execute's saturation rate, so neither is saturated), 50 connections.
   const bare = results.find((r) => r.name === "bare");
   const execute = results.find((r) => r.name === "execute");
-  if (wanted("equal-load") && !(bare && execute)) notes.push("equal-load: skipped (it needs the bare and execute runs)");
+  if (wanted("equal-load") && !(bare && execute))
+    notes.push("equal-load: skipped (it needs the bare and execute runs)");
   if (bare && execute && wanted("equal-load")) {
     const rate = Math.max(100, Math.round(execute.rps / 2 / 100) * 100);
     console.log(`  bare and execute at ${rate} req/s (open loop) ...`);
     const body = JSON.stringify(EXECUTE_BODY);
     results.push(
-      await runOpenLoop({ name: `bare@${rate}`, url: server.bareUrl, path: "/bare/recipes", body, rate, ...common }),
-      await runOpenLoop({ name: `execute@${rate}`, url: server.gatewayUrl, path: EXECUTE_PATH, body, headers: auth, rate, ...common }),
+      await runOpenLoop({
+        name: `bare@${rate}`,
+        url: server.bareUrl,
+        path: "/bare/recipes",
+        body,
+        rate,
+        ...common,
+      }),
+      await runOpenLoop({
+        name: `execute@${rate}`,
+        url: server.gatewayUrl,
+        path: EXECUTE_PATH,
+        body,
+        headers: auth,
+        rate,
+        ...common,
+      }),
     );
     notes.push(
       `bare@${rate}, execute@${rate}: ${rate} req/s sent on a fixed schedule over ${common.connections} connections ` +
