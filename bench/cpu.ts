@@ -29,7 +29,7 @@ export interface CpuPerResponse {
   driver: number;
 }
 
-function threadTicks(statText: string): number {
+export function threadTicks(statText: string): number {
   // Fields after "(comm) ": state is field 3 of stat(5); utime and stime are fields 14 and 15.
   const fields = statText.slice(statText.lastIndexOf(")") + 2).split(" ");
   return Number(fields[11]) + Number(fields[12]);
