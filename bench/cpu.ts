@@ -74,3 +74,13 @@ export function cpuPerResponse(
     driver: (after.driver - before.driver) / responses,
   };
 }
+
+/**
+ * Start measuring `pid` (nothing when undefined); the returned function ends the measurement and
+ * gives the CPU per response over it, or undefined where it cannot be measured.
+ */
+export function cpuMeter(pid: number | undefined): (responses: number) => CpuPerResponse | undefined {
+  if (pid === undefined) return () => undefined;
+  const before = cpuSnapshot(pid);
+  return (responses) => cpuPerResponse(before, cpuSnapshot(pid), responses);
+}

@@ -4,7 +4,7 @@
  * full (sub-millisecond) precision, over every response, rather than from its integer histogram.
  */
 import autocannon from "autocannon";
-import { type CpuPerResponse, cpuPerResponse, cpuSnapshot } from "./cpu.ts";
+import { type CpuPerResponse, cpuMeter } from "./cpu.ts";
 import { percentile, Samples } from "./stats.ts";
 
 export interface LoadSpec {
@@ -80,7 +80,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     const tick = spec.onTick;
     timer = setInterval(() => tick.run(Date.now() - started), tick.everyMs);
   }
-  const cpuBefore = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
+  const cpu = cpuMeter(spec.cpuOf);
   let result: autocannon.Result;
   try {
     result = await once({ ...base, duration: spec.duration }, (status, ms) => {
@@ -91,15 +91,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   } finally {
     if (timer) clearInterval(timer);
   }
-  const cpuAfter = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
-  return loadResult(
-    spec,
-    result.duration,
-    samples,
-    statuses,
-    result.errors,
-    cpuPerResponse(cpuBefore, cpuAfter, samples.count),
-  );
+  return loadResult(spec, result.duration, samples, statuses, result.errors, cpu(samples.count));
 }
 
 /** The figures of one measured run, whichever generator drove it. */

@@ -7,11 +7,11 @@
  * server.
  */
 import { Pool } from "undici";
-import { cpuPerResponse, cpuSnapshot } from "./cpu.ts";
-import { type LoadResult, loadResult } from "./load.ts";
+import { cpuMeter } from "./cpu.ts";
+import { type LoadResult, type LoadSpec, loadResult } from "./load.ts";
 import { Samples } from "./stats.ts";
 
-export interface OpenLoopSpec {
+export interface OpenLoopSpec extends Pick<LoadSpec, "cpuOf"> {
   name: string;
   url: string;
   path: string;
@@ -22,8 +22,6 @@ export interface OpenLoopSpec {
   connections: number;
   duration: number;
   warmup: number;
-  /** Server process whose CPU time per response is reported (see cpu.ts). */
-  cpuOf?: number;
 }
 
 async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, record: boolean) {
@@ -73,17 +71,9 @@ export async function runOpenLoop(spec: OpenLoopSpec): Promise<LoadResult> {
   const pool = new Pool(spec.url, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000 });
   try {
     if (spec.warmup > 0) await phase(pool, spec, spec.warmup, false);
-    const cpuBefore = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
+    const cpu = cpuMeter(spec.cpuOf);
     const { samples, statuses, errors, seconds } = await phase(pool, spec, spec.duration, true);
-    const cpuAfter = spec.cpuOf === undefined ? null : cpuSnapshot(spec.cpuOf);
-    return loadResult(
-      spec,
-      seconds,
-      samples,
-      statuses,
-      errors,
-      cpuPerResponse(cpuBefore, cpuAfter, samples.count),
-    );
+    return loadResult(spec, seconds, samples, statuses, errors, cpu(samples.count));
   } finally {
     await pool.close();
   }

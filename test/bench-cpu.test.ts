@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { type CpuSnapshot, cpuPerResponse, cpuSnapshot, threadTicks } from "../bench/cpu.ts";
+import { type CpuSnapshot, cpuMeter, cpuPerResponse, cpuSnapshot, threadTicks } from "../bench/cpu.ts";
 
 test("threadTicks reads utime + stime after a command name holding spaces and parentheses", () => {
   // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
@@ -41,4 +41,10 @@ test("cpuSnapshot of this process sees its main thread and grows with work", {
   assert.ok(second.main >= first.main + 10_000, `main thread grew by ${second.main - first.main} µs`);
   assert.ok(second.driver > first.driver);
   assert.equal(cpuSnapshot(2 ** 22 + 12345), null, "a pid that does not exist");
+  const finish = cpuMeter(process.pid);
+  const spinUntil = Date.now() + 30;
+  while (Date.now() < spinUntil) x += Math.sqrt(x + 1);
+  const perResponse = finish(10)!;
+  assert.ok(perResponse.main >= 0 && perResponse.driver > 0, JSON.stringify(perResponse));
+  assert.equal(cpuMeter(undefined)(10), undefined, "no process to measure");
 });
