@@ -13,39 +13,17 @@
  */
 import type Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
-import { decodeJsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
-import type { AccountPatch, AccountRow, KeyRow, LedgerEntry, NewAccount, Reservation } from "./types.ts";
+import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
+import type { AccountPatch, AccountRow, CommitOp, KeyRow, NewAccount, RecordRow, Reservation } from "./types.ts";
 
-/** A record row with its JSON columns already encoded (JSON text crosses threads as a plain string). */
-export interface SqlRecord {
-  id: string;
-  searchId: string;
-  accountId: string;
-  position: number;
-  summary: string;
-  ref: string | null;
-  detail: string | null;
-  links: string | null;
-  actions: string;
-}
-
-/** CommitOp (types.ts) with its JSON encoded. */
-export interface SqlCommit {
-  reservationId: string | null;
-  ledger: LedgerEntry;
-  newSession?: {
-    id: string;
-    accountId: string;
-    capability: string;
-    query: string;
-    state: string;
-    expiresAt: number;
-    createdAt: number;
-    records: SqlRecord[];
-  };
-  sessionUpdate?: { id: string; query: string | null; state: string; expiresAt: number; records: SqlRecord[] };
-  recordAction?: { recordId: string; action: string; result: string };
-}
+/**
+ * CommitOp (types.ts) as the writer takes it: the hold named by id (a hold kept in memory is
+ * dropped by the caller, so it sends null), JSON columns still as values. The writer encodes them:
+ * on the writer thread that costs the event loop nothing, while cloning the values across costs it
+ * less than stringifying them there (docs/reliability.md, "Where the event loop's time goes").
+ * The caller must not change the op until its write settles.
+ */
+export type WriterCommit = Omit<CommitOp, "reservation"> & { reservationId: string | null };
 
 export type WriteOp =
   | { t: "createAccount"; account: NewAccount }
@@ -56,7 +34,7 @@ export type WriteOp =
   | { t: "reserve"; reservation: Reservation }
   | { t: "release"; reservation: Reservation }
   | { t: "releaseBefore"; before: number }
-  | { t: "commit"; commit: SqlCommit }
+  | { t: "commit"; commit: WriterCommit }
   | { t: "touch"; id: string; expiresAt: number }
   | { t: "sweep"; before: number; limit: number };
 
@@ -335,10 +313,20 @@ export class SqliteWriter {
     return true;
   }
 
-  private insertRecords(records: readonly SqlRecord[]): void {
+  private insertRecords(records: readonly RecordRow[]): void {
     const insert = this.stmt(SQL.insertRecord);
     for (const r of records) {
-      insert.run(r.id, r.searchId, r.accountId, r.position, r.summary, r.ref, r.detail, r.links, r.actions);
+      insert.run(
+        r.id,
+        r.searchId,
+        r.accountId,
+        r.position,
+        JSON.stringify(r.summary),
+        jsonText(r.ref),
+        jsonText(r.detail),
+        jsonText(r.links),
+        JSON.stringify(r.actions ?? {}),
+      );
     }
   }
 
@@ -346,10 +334,11 @@ export class SqliteWriter {
    * Settle one call. The steps that can fail for an expected reason (the session or record is gone)
    * come first and write nothing when they fail; the charge, ledger row and hold release follow.
    */
-  private commit(c: SqlCommit): AccountRow {
+  private commit(c: WriterCommit): AccountRow {
     if (c.sessionUpdate) {
       const u = c.sessionUpdate;
-      if (this.stmt(SQL.updateSession).run(u.query, u.state, u.expiresAt, u.id).changes === 0) throw sessionGone();
+      const changed = this.stmt(SQL.updateSession).run(jsonText(u.query), JSON.stringify(u.state), u.expiresAt, u.id).changes;
+      if (changed === 0) throw sessionGone();
       this.insertRecords(u.records);
     }
     if (c.recordAction) {
@@ -358,13 +347,21 @@ export class SqliteWriter {
       const row = this.row(SQL.recordActions, recordId);
       if (!row) throw sessionGone();
       const actions = (decodeJsonText(row.actions) ?? {}) as Record<string, unknown>;
-      actions[action] = JSON.parse(result) as unknown;
+      actions[action] = result;
       this.stmt(SQL.setRecordActions).run(JSON.stringify(actions), recordId);
     }
     if (c.newSession) {
-      const s = c.newSession;
-      this.stmt(SQL.insertSession).run(s.id, s.accountId, s.capability, s.query, s.state, s.expiresAt, s.createdAt);
-      this.insertRecords(s.records);
+      const s = c.newSession.session;
+      this.stmt(SQL.insertSession).run(
+        s.id,
+        s.accountId,
+        s.capability,
+        JSON.stringify(s.query),
+        JSON.stringify(s.state),
+        s.expiresAt,
+        s.createdAt,
+      );
+      this.insertRecords(c.newSession.records);
     }
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
     if (c.reservationId !== null) this.unreserve(c.reservationId);

@@ -11,7 +11,6 @@ import { ApiError } from "../errors.ts";
 import {
   bound,
   decodeJsonText,
-  jsonText,
   loadMigrations,
   num,
   type Raw,
@@ -23,7 +22,7 @@ import {
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
-import { isBusyCode, mapSqliteError, type SqlCommit, Statements, type SqlRecord, type WriteOp } from "./sqlite-writer.ts";
+import { isBusyCode, mapSqliteError, Statements, type WriteOp, type WriterCommit } from "./sqlite-writer.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -98,51 +97,9 @@ const SQL = {
     " FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = ?",
 } as const;
 
-function sqlRecord(r: RecordRow): SqlRecord {
-  return {
-    id: r.id,
-    searchId: r.searchId,
-    accountId: r.accountId,
-    position: r.position,
-    summary: JSON.stringify(r.summary),
-    ref: jsonText(r.ref),
-    detail: jsonText(r.detail),
-    links: jsonText(r.links),
-    actions: JSON.stringify(r.actions ?? {}),
-  };
-}
-
-/** Encode a commit's JSON here, so only strings cross to the writer thread. */
-function sqlCommit(op: CommitOp): SqlCommit {
-  const out: SqlCommit = { reservationId: op.reservation?.id ?? null, ledger: op.ledger };
-  if (op.newSession) {
-    const s = op.newSession.session;
-    out.newSession = {
-      id: s.id,
-      accountId: s.accountId,
-      capability: s.capability,
-      query: JSON.stringify(s.query),
-      state: JSON.stringify(s.state),
-      expiresAt: s.expiresAt,
-      createdAt: s.createdAt,
-      records: op.newSession.records.map(sqlRecord),
-    };
-  }
-  if (op.sessionUpdate) {
-    const u = op.sessionUpdate;
-    out.sessionUpdate = {
-      id: u.id,
-      query: jsonText(u.query),
-      state: JSON.stringify(u.state),
-      expiresAt: u.expiresAt,
-      records: u.records.map(sqlRecord),
-    };
-  }
-  if (op.recordAction) {
-    const { recordId, action, result } = op.recordAction;
-    out.recordAction = { recordId, action, result: JSON.stringify(result) };
-  }
-  return out;
+/** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
+function writerCommit({ reservation, ...rest }: CommitOp, holdInMemory: boolean): WriterCommit {
+  return { ...rest, reservationId: holdInMemory ? null : (reservation?.id ?? null) };
 }
 
 export class SqliteStore implements Store {
@@ -417,9 +374,9 @@ export class SqliteStore implements Store {
    */
   async commit(op: CommitOp): Promise<AccountRow> {
     const holds = this.holds;
-    if (!holds) return this.write({ t: "commit", commit: sqlCommit(op) });
+    if (!holds) return this.write({ t: "commit", commit: writerCommit(op, false) });
     // The hold is in memory: the transaction charges; the hold goes once the charge is committed.
-    const account = await this.write<AccountRow>({ t: "commit", commit: sqlCommit({ ...op, reservation: null }) });
+    const account = await this.write<AccountRow>({ t: "commit", commit: writerCommit(op, true) });
     if (op.reservation) holds.remove(op.reservation.id);
     return this.withHolds(account);
   }
