@@ -26,6 +26,7 @@ import type { Billing } from "../credits/billing.ts";
 import { ApiError, invalidRequest, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import type { AccountRow, RecordRow, SessionRow, Store } from "../store/types.ts";
+import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { FollowUpRequestSchema } from "./follow-up-schema.ts";
@@ -80,6 +81,9 @@ type SessionState = {
 
 export class SearchService {
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Calls starting within a few ms share a deadline signal (upstream/deadlines.ts). */
+  private readonly deadlines = new DeadlineSignals();
+  private readonly nowDate = (): Date => new Date(this.deps.clock.now());
 
   constructor(
     private readonly deps: {
@@ -138,24 +142,18 @@ export class SearchService {
     return body as JsonObject;
   }
 
-  private context(cap: Capability<JsonObject>): { ctx: CapabilityContext; done: () => void } {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error("deadline")), cap.deadlineMs);
-    return {
-      ctx: { upstream: this.deps.upstream, signal: controller.signal, now: () => new Date(this.deps.clock.now()) },
-      done: () => clearTimeout(timer),
-    };
+  /** What an adapter gets for one call: the upstream client, the call's deadline, the clock. */
+  private context(cap: Capability<JsonObject>): CapabilityContext {
+    return { upstream: this.deps.upstream, signal: this.deadlines.signal(cap.deadlineMs), now: this.nowDate };
   }
 
   /** Run the adapter under the deadline; unexpected adapter failures are provider errors, not 500s. */
   private async runSearch(cap: Capability<JsonObject>, query: JsonObject, cursor: JsonValue): Promise<SearchPage> {
-    const { ctx, done } = this.context(cap);
+    const ctx = this.context(cap);
     try {
       return await cap.search(ctx, query, cursor);
     } catch (err) {
       throw asProviderError(err, cap.id, ctx.signal.aborted);
-    } finally {
-      done();
     }
   }
 
@@ -478,7 +476,7 @@ export class SearchService {
       caller,
       { capability: cap.id, operation: action, maxCredits: def.credits, requestId },
       async () => {
-        const { ctx, done } = this.context(cap);
+        const ctx = this.context(cap);
         try {
           const view = { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
           const out = await runAction(ctx, action, view);
@@ -490,8 +488,6 @@ export class SearchService {
           };
         } catch (err) {
           throw asProviderError(err, cap.id, ctx.signal.aborted);
-        } finally {
-          done();
         }
       },
     );

@@ -1,0 +1,68 @@
+/** DeadlineSignals: which calls share a signal, and that none is aborted before its own deadline. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DeadlineSignals } from "./deadlines.ts";
+
+/** When the signal aborts. Its timer is unref'd (it must not hold a server open), so this holds the test's loop. */
+function abortedAt(signal: AbortSignal): Promise<number> {
+  const keepAlive = setInterval(() => undefined, 1000);
+  return new Promise((resolve) =>
+    signal.addEventListener(
+      "abort",
+      () => {
+        clearInterval(keepAlive);
+        resolve(performance.now());
+      },
+      { once: true },
+    ),
+  );
+}
+
+test("calls within one window share a signal; a later call or another deadline gets its own", () => {
+  let now = 1000;
+  const deadlines = new DeadlineSignals(10, () => now);
+  const first = deadlines.signal(60_000);
+  now += 9.9;
+  assert.equal(deadlines.signal(60_000), first, "joined within the window");
+  assert.notEqual(deadlines.signal(40_000), first, "another deadline, another signal");
+  now += 0.1;
+  const second = deadlines.signal(60_000);
+  assert.notEqual(second, first, "the window closed at 10 ms");
+  assert.equal(first.aborted, false);
+  assert.equal(second.aborted, false);
+});
+
+test("every call of a window gets at least its full deadline, at most the window more", async () => {
+  const deadlines = new DeadlineSignals(20);
+  const firstStart = performance.now();
+  const first = deadlines.signal(50);
+  await new Promise((resolve) => setTimeout(resolve, 15));
+  const lateStart = performance.now();
+  const late = deadlines.signal(50);
+  if (lateStart - firstStart < 20) assert.equal(late, first, "joined the first call's window");
+  const at = await abortedAt(late);
+  assert.ok(at - lateStart >= 50 - 1, `aborted ${(at - lateStart).toFixed(1)} ms after the late call started`);
+  assert.ok(at - firstStart >= 50 + 20 - 1, "the timer runs the window past the first call's deadline");
+  assert.equal((late.reason as Error).message, "deadline");
+});
+
+test("many calls waiting on one signal raise no listener-leak warning", async () => {
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on("warning", onWarning);
+  try {
+    const deadlines = new DeadlineSignals(1000);
+    const listeners = Array.from({ length: 50 }, () => () => undefined);
+    const signal = deadlines.signal(60_000);
+    for (const listener of listeners) deadlines.signal(60_000).addEventListener("abort", listener, { once: true });
+    for (const listener of listeners) signal.removeEventListener("abort", listener);
+    // Warnings are emitted on the next tick.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(
+      warnings.map((w) => w.name),
+      [],
+    );
+  } finally {
+    process.off("warning", onWarning);
+  }
+});
