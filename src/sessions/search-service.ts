@@ -33,6 +33,25 @@ import { FollowUpRequestSchema } from "./follow-up-schema.ts";
 
 export const FOLLOW_UP_URL = "/v1/follow-up";
 
+/**
+ * Records one search can hold over its life (positions 0 … MAX_SESSION_RECORDS - 1). The embedded
+ * store files a session's records under seq * 2^20 + position (migration 003); both stores keep
+ * the same limit so the contract does not depend on the store. Thousands of `more` pages away.
+ */
+export const MAX_SESSION_RECORDS = 1_048_576;
+
+/** Refuse a page that would take a search past MAX_SESSION_RECORDS (inside the billed work: released, not charged). */
+export function assertRoom(from: number, count: number): void {
+  if (from + count > MAX_SESSION_RECORDS) {
+    throw invalidRequest([
+      {
+        path: "/action",
+        message: `this search holds its maximum of ${MAX_SESSION_RECORDS} records; execute a new search to go on`,
+      },
+    ]);
+  }
+}
+
 export interface Balance {
   used: number;
   cap: number;
@@ -158,6 +177,7 @@ export class SearchService {
   }
 
   private records(searchId: string, accountId: string, drafts: RecordDraft[], from: number): RecordRow[] {
+    assertRoom(from, drafts.length);
     return drafts.map((d, i) => ({
       id: this.deps.ids.recordId(),
       searchId,

@@ -133,17 +133,30 @@ const SQL = {
   insertLedger: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertSession:
     "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  updateSession: "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ?",
+  updateSession:
+    "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ? RETURNING seq",
   insertRecord:
-    "INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions)" +
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO records (slot, id, search_id, account_id, position, summary, ref, detail, links, actions)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   recordActions: "SELECT actions FROM records WHERE id = ?",
   setRecordActions: "UPDATE records SET actions = ? WHERE id = ?",
   touchSession: "UPDATE sessions SET expires_at = ? WHERE id = ?",
-  // Bounded batch: the subquery picks at most `limit` ids; records go by ON DELETE CASCADE.
-  sweepExpired:
-    "DELETE FROM sessions WHERE id IN (SELECT id FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?)",
+  // Bounded batch: at most `limit` sessions, each with its records (a row-id range, see slotOf).
+  expiredSessions: "SELECT seq FROM sessions WHERE expires_at < ? ORDER BY expires_at LIMIT ?",
+  deleteRecordsOf: "DELETE FROM records WHERE slot >= ? AND slot < ?",
+  deleteSession: "DELETE FROM sessions WHERE seq = ?",
 } as const;
+
+/**
+ * Records are stored under slot = session seq * SLOTS_PER_SESSION + position (migration 003): a
+ * session's records are one row-id range. Positions stay below SLOTS_PER_SESSION: the search
+ * service refuses pages past MAX_SESSION_RECORDS (the same number), the table's CHECK backs it.
+ */
+export const SLOTS_PER_SESSION = 1_048_576;
+
+export function slotOf(sessionSeq: number, position: number): number {
+  return sessionSeq * SLOTS_PER_SESSION + position;
+}
 
 /** Statements of one connection, prepared on first use (tables exist only after migrate) and reused. */
 export class Statements {
@@ -272,7 +285,7 @@ export class SqliteWriter {
         this.stmt(SQL.touchSession).run(op.expiresAt, op.id);
         return null;
       case "sweep":
-        return op.limit <= 0 ? 0 : this.stmt(SQL.sweepExpired).run(op.before, Math.floor(op.limit)).changes;
+        return this.sweep(op.before, op.limit);
     }
   }
 
@@ -313,10 +326,24 @@ export class SqliteWriter {
     return true;
   }
 
-  private insertRecords(records: readonly RecordRow[]): void {
+  private sweep(before: number, limit: number): number {
+    if (limit <= 0) return 0;
+    const expired = this.stmt(SQL.expiredSessions).all(before, Math.floor(limit)) as Raw[];
+    const deleteRecords = this.stmt(SQL.deleteRecordsOf);
+    const deleteSession = this.stmt(SQL.deleteSession);
+    for (const row of expired) {
+      const seq = Number(row.seq);
+      deleteRecords.run(slotOf(seq, 0), slotOf(seq + 1, 0));
+      deleteSession.run(seq);
+    }
+    return expired.length;
+  }
+
+  private insertRecords(sessionSeq: number, records: readonly RecordRow[]): void {
     const insert = this.stmt(SQL.insertRecord);
     for (const r of records) {
       insert.run(
+        slotOf(sessionSeq, r.position),
         r.id,
         r.searchId,
         r.accountId,
@@ -337,9 +364,9 @@ export class SqliteWriter {
   private commit(c: WriterCommit): AccountRow {
     if (c.sessionUpdate) {
       const u = c.sessionUpdate;
-      const changed = this.stmt(SQL.updateSession).run(jsonText(u.query), JSON.stringify(u.state), u.expiresAt, u.id).changes;
-      if (changed === 0) throw sessionGone();
-      this.insertRecords(u.records);
+      const updated = this.row(SQL.updateSession, jsonText(u.query), JSON.stringify(u.state), u.expiresAt, u.id);
+      if (!updated) throw sessionGone();
+      this.insertRecords(Number(updated.seq), u.records);
     }
     if (c.recordAction) {
       const { recordId, action, result } = c.recordAction;
@@ -352,7 +379,7 @@ export class SqliteWriter {
     }
     if (c.newSession) {
       const s = c.newSession.session;
-      this.stmt(SQL.insertSession).run(
+      const inserted = this.stmt(SQL.insertSession).run(
         s.id,
         s.accountId,
         s.capability,
@@ -361,7 +388,7 @@ export class SqliteWriter {
         s.expiresAt,
         s.createdAt,
       );
-      this.insertRecords(c.newSession.records);
+      this.insertRecords(Number(inserted.lastInsertRowid), c.newSession.records);
     }
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
     if (c.reservationId !== null) this.unreserve(c.reservationId);

@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
 import { openStore } from "./open-store.ts";
 import { loadMigrations } from "./sql-common.ts";
-import { InstanceLockedError, SqliteStore } from "./sqlite.ts";
+import { GET_RECORDS_SQL, InstanceLockedError, SqliteStore } from "./sqlite.ts";
 import { runStoreContract } from "./store-contract.ts";
 
 const unavailable = (error: unknown): boolean =>
@@ -145,6 +145,125 @@ describe("SqliteStore", () => {
       { seq: 1, id: "led_a" },
       { seq: 2, id: "led_b" },
     ]);
+  });
+
+  test("a database at migration 2 upgrades in place: sessions and records keep ids, positions and order", async () => {
+    const file = join(dir, "upgrade-records.db");
+    const raw = new Database(file);
+    raw.pragma("journal_mode = WAL");
+    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const migration of loadMigrations("sqlite").filter((m) => m.version <= 2)) {
+      raw.exec(migration.sql);
+      raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(migration.version);
+    }
+    raw.prepare(
+      "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_up', 'u', 'free', 'free', 50, 0)",
+    ).run();
+    const session = raw.prepare(
+      "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, 'acct_up', 'recipes.search', '{}', '{}', ?, ?)",
+    );
+    session.run("srch_old_b", 9_000, 2);
+    session.run("srch_old_a", 9_000, 1);
+    const record = raw.prepare(
+      "INSERT INTO records (id, search_id, account_id, position, summary, actions) VALUES (?, ?, 'acct_up', ?, ?, '{}')",
+    );
+    for (const [id, search, position] of [
+      ["rec_a2", "srch_old_a", 2],
+      ["rec_a0", "srch_old_a", 0],
+      ["rec_b0", "srch_old_b", 0],
+      ["rec_a1", "srch_old_a", 1],
+    ] as const) {
+      record.run(id, search, position, JSON.stringify({ title: id }));
+    }
+    raw.close();
+
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    assert.deepEqual(
+      (await store.getRecords("srch_old_a", 0, 10)).map((r) => [r.id, r.position, r.summary.title]),
+      [
+        ["rec_a0", 0, "rec_a0"],
+        ["rec_a1", 1, "rec_a1"],
+        ["rec_a2", 2, "rec_a2"],
+      ],
+    );
+    assert.deepEqual(
+      (await store.getRecords("srch_old_a", 1, 2)).map((r) => r.id),
+      ["rec_a1"],
+    );
+    assert.equal((await store.getRecord("rec_b0"))?.session.id, "srch_old_b");
+    assert.equal((await store.getSession("srch_old_b"))?.expiresAt, 9_000);
+    assert.equal(await store.sweepExpired(10_000, 10), 2);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    assert.deepEqual(check.prepare("SELECT COUNT(*) AS n FROM records").get(), { n: 0 }, "records went with their sessions");
+    check.close();
+  });
+
+  test("a session's records are one row-id range: read without an index, swept with their session", async () => {
+    const file = join(dir, "slots.db");
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    await store.createAccount(account("acct_slots"));
+    const ledger = (id: string) => ({
+      id,
+      accountId: "acct_slots",
+      keyId: null,
+      capability: "recipes.search",
+      operation: "execute",
+      credits: 0,
+      costUsd: 0,
+      requestId: `req_${id}`,
+      createdAt: 1,
+    });
+    const rec = (searchId: string, id: string, position: number) => ({
+      id,
+      searchId,
+      accountId: "acct_slots",
+      position,
+      summary: { title: id },
+      ref: null,
+      detail: null,
+      links: null,
+      actions: {},
+    });
+    for (const [searchId, expiresAt] of [
+      ["srch_slot_old", 100],
+      ["srch_slot_new", 10_000],
+    ] as const) {
+      await store.commit({
+        reservation: null,
+        ledger: ledger(`led_${searchId}`),
+        newSession: {
+          session: { id: searchId, accountId: "acct_slots", capability: "recipes.search", query: {}, state: {}, expiresAt, createdAt: 1 },
+          records: [rec(searchId, `${searchId}_0`, 0), rec(searchId, `${searchId}_1`, 1)],
+        },
+      });
+    }
+    // A later page of the live session goes after its first records, whatever came in between.
+    await store.commit({
+      reservation: null,
+      ledger: ledger("led_more"),
+      sessionUpdate: { id: "srch_slot_new", state: {}, expiresAt: 10_000, records: [rec("srch_slot_new", "srch_slot_new_2", 2)] },
+    });
+    assert.deepEqual(
+      (await store.getRecords("srch_slot_new", 0, Number.POSITIVE_INFINITY)).map((r) => r.id),
+      ["srch_slot_new_0", "srch_slot_new_1", "srch_slot_new_2"],
+    );
+    assert.deepEqual(await store.getRecords("srch_slot_new", -5, 0), []);
+    assert.equal(await store.sweepExpired(1_000, 10), 1);
+    await store.close();
+
+    const raw = new Database(file, { readonly: true });
+    const left = raw.prepare("SELECT id FROM records ORDER BY slot").all();
+    const plan = raw.prepare(`EXPLAIN QUERY PLAN ${GET_RECORDS_SQL}`).all(0, 10, "srch_slot_new") as { detail: string }[];
+    raw.close();
+    assert.deepEqual(
+      left.map((r) => (r as { id: string }).id),
+      ["srch_slot_new_0", "srch_slot_new_1", "srch_slot_new_2"],
+      "the swept session's records are gone, not orphaned",
+    );
+    assert.match(plan.map((p) => p.detail).join(" | "), /SEARCH r USING INTEGER PRIMARY KEY \(rowid>\? AND rowid<\?\)/);
   });
 
   test("data survives close and reopen; the file is in WAL mode", async () => {

@@ -9,7 +9,6 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
 import {
-  bound,
   decodeJsonText,
   loadMigrations,
   num,
@@ -22,7 +21,14 @@ import {
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
-import { isBusyCode, mapSqliteError, Statements, type WriteOp, type WriterCommit } from "./sqlite-writer.ts";
+import {
+  isBusyCode,
+  mapSqliteError,
+  SLOTS_PER_SESSION,
+  Statements,
+  type WriteOp,
+  type WriterCommit,
+} from "./sqlite-writer.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -69,6 +75,14 @@ function isBusy(error: unknown): boolean {
   return isBusyCode((error as { code?: unknown } | null)?.code);
 }
 
+/**
+ * A page of a session: the row-id range of its seq (migration 003), search_id checked too.
+ * Parameters: from, to (offsets within the session's slots), search id. Exported for its plan test.
+ */
+export const GET_RECORDS_SQL =
+  `SELECT r.* FROM sessions s JOIN records r ON r.slot >= s.seq * ${SLOTS_PER_SESSION} + ?` +
+  ` AND r.slot < s.seq * ${SLOTS_PER_SESSION} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
+
 const SQL = {
   migrationsTable:
     "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
@@ -89,13 +103,17 @@ const SQL = {
     "SELECT capability, operation, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits FROM ledger" +
     " WHERE account_id = ? AND created_at >= ? GROUP BY capability, operation ORDER BY capability, operation",
   getSession: "SELECT * FROM sessions WHERE id = ?",
-  getRecords:
-    "SELECT * FROM records WHERE search_id = ? AND position >= ? AND position < ? ORDER BY position",
+  getRecords: GET_RECORDS_SQL,
   getRecord:
     "SELECT r.*, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query," +
     " s.state AS s_state, s.expires_at AS s_expires_at, s.created_at AS s_created_at" +
     " FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = ?",
 } as const;
+
+/** A position bound as an offset within a session's slots (positions are 0 ≤ p < SLOTS_PER_SESSION). */
+function slotRange(position: number): number {
+  return Math.max(0, Math.min(SLOTS_PER_SESSION, Number.isNaN(position) ? 0 : Math.floor(position)));
+}
 
 /** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
 function writerCommit({ reservation, ...rest }: CommitOp, holdInMemory: boolean): WriterCommit {
@@ -410,7 +428,7 @@ export class SqliteStore implements Store {
 
   getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]> {
     return this.guard(() =>
-      this.rows(SQL.getRecords, searchId, bound(from), bound(to)).map((r) => toRecord(r, decodeJsonText)),
+      this.rows(SQL.getRecords, slotRange(from), slotRange(to), searchId).map((r) => toRecord(r, decodeJsonText)),
     );
   }
 
