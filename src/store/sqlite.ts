@@ -9,6 +9,7 @@ import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
 import {
+  bound,
   decodeJsonText,
   loadMigrations,
   num,
@@ -110,9 +111,9 @@ const SQL = {
     " FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = ?",
 } as const;
 
-/** A position bound as an offset within a session's slots (positions are 0 ≤ p < SLOTS_PER_SESSION). */
+/** A position bound as an offset within a session's slots (0 ≤ p ≤ SLOTS_PER_SESSION), rounded up as PostgreSQL's store does. */
 function slotRange(position: number): number {
-  return Math.max(0, Math.min(SLOTS_PER_SESSION, Number.isNaN(position) ? 0 : Math.floor(position)));
+  return Math.max(0, Math.min(SLOTS_PER_SESSION, Math.ceil(bound(position))));
 }
 
 /** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */

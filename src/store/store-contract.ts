@@ -535,6 +535,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.deepEqual(await store.getRecords(s.id, 4, 5), [byPosition[4]]);
       assert.deepEqual(await store.getRecords(s.id, 5, 10), []);
       assert.deepEqual(await store.getRecords(s.id, 2, 2), []);
+      // Fractional bounds round up in both stores: 0.5 ≤ p < 2.5 is positions 1 and 2.
+      assert.deepEqual(
+        (await store.getRecords(s.id, 0.5, 2.5)).map((r) => r.position),
+        [1, 2],
+      );
       assert.deepEqual(await store.getRecords(uid("srch"), 0, 10), []);
     });
 
