@@ -4,12 +4,14 @@
  * keys are placed by the client and never appear in logs, and a dead provider's breaker opens.
  */
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { type ReplayServer, startReplay } from "../replay/replay-server.ts";
 import { replayEnvironment } from "../replay/replay-env.ts";
 import { HttpUpstreamClient } from "./client.ts";
+import { DeadlineSignals } from "./deadlines.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 const QUOTE: UpstreamRequest = {
@@ -43,7 +45,9 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<ApiE
   return err;
 }
 
-const deadline = (ms: number) => AbortSignal.timeout(ms);
+// The service's own deadline signals (shared by calls that start within 10 ms).
+const deadlines = new DeadlineSignals();
+const deadline = (ms: number) => deadlines.signal(ms);
 
 describe("fault mapping", () => {
   test("a recorded answer parses, with the key placed in the query and a descriptive User-Agent", async () => {
@@ -64,6 +68,21 @@ describe("fault mapping", () => {
     } finally {
       replay.setFault("serpapi", null);
     }
+  });
+
+  test("finished calls, answered or failed, leave no listener on the deadline signal", async () => {
+    const signal = new AbortController().signal;
+    await Promise.all(Array.from({ length: 5 }, () => client.send(QUOTE, signal)));
+    replay.setFault("serpapi", { kind: "status", status: 503 });
+    try {
+      await expectCode(client.send(QUOTE, signal), "provider_error");
+    } finally {
+      replay.setFault("serpapi", null);
+    }
+    // undici lets go of its listener when the response body closes, a tick after the body is read.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(getEventListeners(signal, "abort").length, 0);
+    assert.equal(signal.aborted, false);
   });
 
   test("latency under the deadline still answers", async () => {
