@@ -4,14 +4,11 @@ import { startQuarry } from "./runtime.ts";
 import { InstanceLockedError } from "./store/sqlite.ts";
 
 const quarry = await startQuarry().catch((error: unknown) => {
-  // A dependency that is not there at start (database down, data file not writable): one clear
-  // line and exit 1 instead of a dump of the HTTP error object. Anything else keeps its stack.
-  if (error instanceof InstanceLockedError) {
-    process.stderr.write(`Quarry could not start: ${error.message}\n`);
-    process.exit(1);
-  }
-  if (!(error instanceof ApiError)) throw error;
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
+  // A dependency that is not there at start (database down, data file not writable, another
+  // server on the data file): one clear line and exit 1 instead of a dump of the error object.
+  // Anything else keeps its stack.
+  if (!(error instanceof ApiError || error instanceof InstanceLockedError)) throw error;
+  const cause = error instanceof ApiError && error.cause instanceof Error ? ` (${error.cause.message})` : "";
   process.stderr.write(`Quarry could not start: ${error.message}${cause}\n`);
   process.exit(1);
 });

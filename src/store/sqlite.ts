@@ -184,7 +184,7 @@ export class SqliteStore implements Store {
       }
       return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null, new KeyCache(options.keyCacheTtlMs), lock);
     } catch (error) {
-      if (error instanceof InstanceLockedError) throw error;
+      // Not an SQLite error (InstanceLockedError included): passed through as it is.
       throw mapSqliteError(error);
     }
   }
@@ -245,7 +245,6 @@ export class SqliteStore implements Store {
       const inline = this.writes;
       this.writes = await WorkerChannel.start(this.writerFile, { busyTimeoutMs: this.busyTimeoutMs });
       await inline.close();
-
       this.db.pragma("wal_autocheckpoint = 0");
       this.db.pragma("query_only = ON");
     }
