@@ -286,8 +286,9 @@ describe("PostgreSQL outage under load", {
     );
 
     // Billing: the ledger is exactly `used`; each 200 has its ledger row with its credits; a call
-    // begun during the outage has none. Only a call already running at the cut may have been
-    // committed with its answer lost (503): the classic unknown outcome of a commit.
+    // begun during the outage has none. Only a call whose COMMIT was in flight at the cut may have
+    // been committed and still answered 503: the database stayed away longer than the store waits
+    // to learn the outcome (the 503 then says it is unknown; see the suite below).
     const ledger = (
       await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
     ).rows as {
@@ -357,6 +358,125 @@ describe("PostgreSQL outage under load", {
 
   test("network partition (nothing answers): 503 within the connect timeout, never a hang", async (t) => {
     t.diagnostic(await outage("blackhole", 8000));
+  });
+});
+
+describe("PostgreSQL: the reply to a call's COMMIT is lost", {
+  skip: process.env.DATABASE_URL ? false : "DATABASE_URL not set",
+}, () => {
+  // A COMMIT that reached the server but whose answer did not come back: the store asks the
+  // database (txid_status, on a new connection) what became of it, so the call is answered as
+  // it really ended. Only when the database is gone for longer than the wait is it "unknown".
+  const WAIT_MS = 800;
+  // The commit of a billed call is the transaction that inserts its ledger row.
+  const COMMIT = "COMMIT\u0000";
+  const AFTER = { after: "INSERT INTO ledger" };
+  let replay: ReplayServer;
+  let proxy: TcpProxy;
+  let store: PostgresStore;
+  let admin: pg.Pool;
+  let h: Harness;
+  const schema = `t_lost_${randomBase62(8).toLowerCase()}`;
+
+  before(async () => {
+    const direct = new URL(process.env.DATABASE_URL!);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const viaProxy = new URL(direct);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(proxy.port);
+    store = await PostgresStore.open(viaProxy.toString(), { schema, commitOutcomeWaitMs: WAIT_MS });
+    await store.migrate();
+    admin = new pg.Pool({ connectionString: direct.toString(), max: 2, options: `-c search_path=${schema}` });
+    replay = await startReplay();
+    h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+  });
+  after(async () => {
+    const quietly = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
+    await quietly(h?.close());
+    await quietly(store?.close());
+    await quietly(replay?.close());
+    await quietly(proxy?.close());
+    await quietly(admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    await quietly(admin?.end());
+  });
+
+  async function figures(accountId: string) {
+    const ledger = (
+      await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
+    ).rows as { request_id: string; credits: string }[];
+    const account = (
+      await admin.query("SELECT credits_used, credits_reserved FROM accounts WHERE id = $1", [accountId])
+    ).rows[0] as { credits_used: string; credits_reserved: string };
+    return {
+      charged: new Map(ledger.map((r) => [r.request_id, Number(r.credits)])),
+      used: Number(account.credits_used),
+      reserved: Number(account.credits_reserved),
+    };
+  }
+
+  test("COMMIT delivered, reply lost: answered 200 and charged once", async () => {
+    const { key, accountId } = await h.account("load");
+    const connectionsBefore = proxy.accepted;
+    proxy.loseNext(COMMIT, "reply", AFTER);
+    const o = await timedCall(h.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    assert.equal(o.charged, QUOTE.credits);
+    assert.ok(proxy.accepted > connectionsBefore, "the cut connection was replaced: the cut happened");
+    const f = await figures(accountId);
+    assert.equal(f.charged.get(o.requestId!), QUOTE.credits, "one ledger row with the call's credits");
+    assert.equal(f.charged.size, 1);
+    assert.equal(f.used, QUOTE.credits);
+    assert.equal(f.reserved, 0, "the reservation was settled by the commit");
+    // The search it answered with was kept with the charge.
+    const kept = await admin.query("SELECT 1 FROM sessions WHERE id = $1", [o.searchId]);
+    assert.equal(kept.rowCount, 1, "the answered search exists");
+  });
+
+  test("COMMIT never delivered: answered 503, nothing charged, nothing held", async () => {
+    const { key, accountId } = await h.account("load");
+    proxy.loseNext(COMMIT, "request", AFTER);
+    const o = await timedCall(h.url, key, QUOTE);
+    assert.equal(o.status, 503, fmt(o));
+    assert.equal(o.code, "service_unavailable");
+    assert.ok(o.end - o.start < WAIT_MS + 2000, `answered once the outcome was known: ${fmt(o)}`);
+    const f = await figures(accountId);
+    assert.equal(f.charged.size, 0, "no ledger row");
+    assert.equal(f.used, 0);
+    assert.equal(f.reserved, 0, "the reservation was given back");
+    // The next call goes through as usual.
+    assert.equal((await timedCall(h.url, key, QUOTE)).status, 200);
+  });
+
+  test("the database gone with the reply: 503 that says the outcome is unknown, within the wait", async () => {
+    const { key, accountId } = await h.account("load");
+    proxy.loseNext(COMMIT, "request", { ...AFTER, onCut: () => void proxy.cut("refuse") });
+    let res: Response;
+    const started = Date.now();
+    try {
+      res = await fetch(h.url + QUOTE.path, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(QUOTE.body),
+        signal: AbortSignal.timeout(CALL_BOUND_MS),
+      });
+    } finally {
+      await proxy.restore();
+    }
+    const ms = Date.now() - started;
+    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
+    const body: any = await res.json();
+    assert.equal(res.status, 503);
+    assert.equal(body.error.code, "service_unavailable");
+    assert.equal(body.error.retryable, true);
+    assert.match(body.error.hint, /not known/);
+    assert.ok(
+      ms >= WAIT_MS && ms < WAIT_MS + 3000,
+      `answered after the wait, not before and not long after: ${ms} ms`,
+    );
+    // Here the COMMIT never arrived, so once the database is back the books show no charge.
+    const f = await figures(accountId);
+    assert.equal(f.charged.size, 0);
+    assert.equal(f.used, 0);
   });
 });
 

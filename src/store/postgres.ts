@@ -37,7 +37,9 @@ import type {
  */
 export function jsonb(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "string" && (v.includes("\u0000") || !v.isWellFormed()) ? v.replaceAll("\u0000", "\uFFFD").toWellFormed() : v,
+    typeof v === "string" && (v.includes("\u0000") || !v.isWellFormed())
+      ? v.replaceAll("\u0000", "\uFFFD").toWellFormed()
+      : v,
   );
 }
 
@@ -48,6 +50,8 @@ export interface PostgresOpenOptions {
   max?: number;
   /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
   keyCacheTtlMs?: number;
+  /** How long a call whose COMMIT reply was lost waits to learn the outcome (default COMMIT_OUTCOME_WAIT_MS). */
+  commitOutcomeWaitMs?: number;
 }
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
@@ -92,9 +96,25 @@ function isUnavailable(error: unknown, depth = 0): boolean {
   return error.cause !== undefined && isUnavailable(error.cause, depth + 1);
 }
 
+/**
+ * COMMIT was sent but no reply came back (the connection broke or timed out): the transaction may
+ * have committed or not. Only `commit()` asks for this (it can find out which); it carries the
+ * connection error as its cause.
+ */
+class CommitReplyLost extends Error {
+  constructor(cause: unknown) {
+    super("the reply to COMMIT was lost", { cause });
+    this.name = "CommitReplyLost";
+  }
+}
+
+/** How long `commit()` keeps asking the database what became of a COMMIT whose reply was lost. */
+export const COMMIT_OUTCOME_WAIT_MS = 4000;
+const OUTCOME_PROBE_EVERY_MS = 200;
+
 /** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
 export function mapPgError(error: unknown): unknown {
-  if (error instanceof ApiError) return error;
+  if (error instanceof ApiError || error instanceof CommitReplyLost) return error;
   if (isUnavailable(error)) {
     return new ApiError("service_unavailable", "The database is not reachable right now.", { cause: error });
   }
@@ -139,7 +159,11 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly keyCache: KeyCache;
 
-  private constructor(pool: pg.Pool, keyCache: KeyCache) {
+  private constructor(
+    pool: pg.Pool,
+    keyCache: KeyCache,
+    private readonly commitOutcomeWaitMs: number,
+  ) {
     this.keyCache = keyCache;
     this.pool = pool;
   }
@@ -165,7 +189,11 @@ export class PostgresStore implements Store {
     // An idle client losing its connection emits on the pool; unhandled, that would crash the
     // process. pg drops the client itself and the next query opens a fresh one.
     pool.on("error", () => {});
-    const store = new PostgresStore(pool, new KeyCache(options.keyCacheTtlMs));
+    const store = new PostgresStore(
+      pool,
+      new KeyCache(options.keyCacheTtlMs),
+      options.commitOutcomeWaitMs ?? COMMIT_OUTCOME_WAIT_MS,
+    );
     if (schema !== undefined) {
       try {
         // Under the migration lock: CREATE SCHEMA IF NOT EXISTS races with itself across processes.
@@ -201,8 +229,15 @@ export class PostgresStore implements Store {
     return (await this.rows(sql, params, on))[0];
   }
 
-  /** BEGIN ... COMMIT on one client; ROLLBACK on any error. A broken connection is not reused. */
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * BEGIN ... COMMIT on one client; ROLLBACK on any error. A broken connection is not reused.
+   * With `reportLostCommit`, a COMMIT that got no reply (a connection error, not an error the server
+   * sent) throws CommitReplyLost instead, for the caller to find out whether it committed.
+   */
+  private async transaction<T>(
+    work: (client: pg.PoolClient) => Promise<T>,
+    { reportLostCommit = false } = {},
+  ): Promise<T> {
     return this.guard(async () => {
       const client = await this.pool.connect();
       let broken: Error | undefined;
@@ -213,12 +248,20 @@ export class PostgresStore implements Store {
         broken = error;
       };
       client.on("error", onError);
+      let commitSent = false;
       try {
         await client.query("BEGIN");
         const result = await work(client);
+        commitSent = true;
         await client.query("COMMIT");
         return result;
       } catch (error) {
+        // An error the server sent in reply to COMMIT (serialization failure, deferred constraint)
+        // means it rolled back; anything else leaves the outcome open.
+        if (commitSent && reportLostCommit && !(error instanceof pg.DatabaseError)) {
+          broken = error instanceof Error ? error : new Error(String(error));
+          throw new CommitReplyLost(error);
+        }
         await client.query("ROLLBACK").catch((rollbackError: unknown) => {
           broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
         });
@@ -328,15 +371,13 @@ export class PostgresStore implements Store {
   }
 
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    return this.keyCache.changing(
-      { accountId },
-      () =>
-        this.guard(async () => {
-          await this.pool.query(
-            "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
-            [accountId, expectedPeriodEnd, newPeriodEnd],
-          );
-        }),
+    return this.keyCache.changing({ accountId }, () =>
+      this.guard(async () => {
+        await this.pool.query(
+          "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
+          [accountId, expectedPeriodEnd, newPeriodEnd],
+        );
+      }),
     );
   }
 
@@ -447,67 +488,116 @@ export class PostgresStore implements Store {
     await client.query(INSERT_RECORDS, [jsonb(payload)]);
   }
 
-  commit(op: CommitOp): Promise<AccountRow> {
-    return this.transaction(async (client) => {
-      // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
-      if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
-      const { ledger } = op;
-      // A free call changes no balance: read the account instead of writing its row again.
-      const charged =
-        ledger.credits === 0
-          ? await this.row("SELECT * FROM accounts WHERE id = $1", [ledger.accountId], client)
-          : await this.row(
-              "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *",
-              [ledger.accountId, ledger.credits],
-              client,
-            );
-      if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
-      await client.query(
-        `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        ledgerValues(ledger),
+  /**
+   * One call's writes in one transaction. When the reply to its COMMIT is lost, the transaction's
+   * id (taken with the account's row) tells on another connection whether it committed: the call
+   * then gets its normal answer, or its 503 with nothing charged. Only if the database stays away
+   * for commitOutcomeWaitMs (default COMMIT_OUTCOME_WAIT_MS) is the outcome unknown, and the 503 says so.
+   */
+  async commit(op: CommitOp): Promise<AccountRow> {
+    // What the transaction saw before COMMIT: its id and the account row its writes left.
+    let written: { row: AccountRow; xid: string } | undefined;
+    try {
+      return await this.transaction(
+        async (client) => {
+          written = await this.commitWrites(op, client);
+          return written.row;
+        },
+        { reportLostCommit: true },
       );
-      if (op.newSession) {
-        const s = op.newSession.session;
-        await client.query(
-          `INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at)
-           VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
-          [
-            s.id,
-            s.accountId,
-            s.capability,
-            jsonb(s.query),
-            jsonb(s.state),
-            s.expiresAt,
-            s.createdAt,
-          ],
-        );
-        await this.insertRecords(op.newSession.records, client);
-      }
-      if (op.sessionUpdate) {
-        const u = op.sessionUpdate;
-        const result = await client.query(
-          "UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4 WHERE id = $1",
-          [
-            u.id,
-            u.query === undefined ? null : jsonb(u.query),
-            jsonb(u.state),
-            u.expiresAt,
-          ],
-        );
-        if ((result.rowCount ?? 0) === 0) throw sessionGone();
-        await this.insertRecords(u.records, client);
-      }
-      if (op.recordAction) {
-        const { recordId, action, result } = op.recordAction;
-        // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
-        const updated = await client.query(
-          "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1",
-          [recordId, action, jsonb(result)],
-        );
-        if ((updated.rowCount ?? 0) === 0) throw sessionGone();
-      }
-      return toAccount(charged);
-    });
+    } catch (error) {
+      if (!(error instanceof CommitReplyLost)) throw error;
+      const outcome = written === undefined ? "unknown" : await this.commitOutcome(written.xid);
+      if (outcome === "committed") return written!.row;
+      if (outcome === "aborted") throw mapPgError(error.cause);
+      throw new ApiError(
+        "service_unavailable",
+        "The database stopped answering while this call was being saved.",
+        {
+          cause: error.cause,
+          hint:
+            "Whether this call was charged is not known until the database is back: GET /v1/account then shows " +
+            "the balance (a charged call also kept its search). Retry shortly.",
+        },
+      );
+    }
+  }
+
+  /** What became of transaction `xid`, asked on fresh connections until commitOutcomeWaitMs passes. */
+  private async commitOutcome(xid: string): Promise<"committed" | "aborted" | "unknown"> {
+    const until = Date.now() + this.commitOutcomeWaitMs;
+    for (;;) {
+      const left = until - Date.now();
+      if (left <= 0) return "unknown";
+      let timer: NodeJS.Timeout | undefined;
+      const status = await Promise.race([
+        this.pool.query("SELECT txid_status($1::bigint) AS s", [xid]).then(
+          (r) => (r.rows[0] as { s: string | null } | undefined)?.s ?? null,
+          () => "unreachable",
+        ),
+        new Promise<string>((resolve) => {
+          timer = setTimeout(() => resolve("unreachable"), left);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      if (status === "committed" || status === "aborted") return status;
+      // null: too old to tell (it would have to be days old).
+      if (status === null) return "unknown";
+      // "in progress" (the old session has not yet seen its connection go) or still unreachable.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(OUTCOME_PROBE_EVERY_MS, left)));
+    }
+  }
+
+  private async commitWrites(op: CommitOp, client: pg.PoolClient): Promise<{ row: AccountRow; xid: string }> {
+    // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
+    if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
+    const { ledger } = op;
+    // A free call changes no balance: read the account instead of writing its row again.
+    // txid_current(): the transaction's id, to ask about if the reply to COMMIT is lost.
+    const charged =
+      ledger.credits === 0
+        ? await this.row(
+            "SELECT *, txid_current()::text AS xid FROM accounts WHERE id = $1",
+            [ledger.accountId],
+            client,
+          )
+        : await this.row(
+            "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *, txid_current()::text AS xid",
+            [ledger.accountId, ledger.credits],
+            client,
+          );
+    if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
+    await client.query(
+      `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      ledgerValues(ledger),
+    );
+    if (op.newSession) {
+      const s = op.newSession.session;
+      await client.query(
+        `INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at)
+         VALUES ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7)`,
+        [s.id, s.accountId, s.capability, jsonb(s.query), jsonb(s.state), s.expiresAt, s.createdAt],
+      );
+      await this.insertRecords(op.newSession.records, client);
+    }
+    if (op.sessionUpdate) {
+      const u = op.sessionUpdate;
+      const result = await client.query(
+        "UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4 WHERE id = $1",
+        [u.id, u.query === undefined ? null : jsonb(u.query), jsonb(u.state), u.expiresAt],
+      );
+      if ((result.rowCount ?? 0) === 0) throw sessionGone();
+      await this.insertRecords(u.records, client);
+    }
+    if (op.recordAction) {
+      const { recordId, action, result } = op.recordAction;
+      // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
+      const updated = await client.query(
+        "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1",
+        [recordId, action, jsonb(result)],
+      );
+      if ((updated.rowCount ?? 0) === 0) throw sessionGone();
+    }
+    return { row: toAccount(charged), xid: String(charged.xid) };
   }
 
   ledgerTotal(accountId: string): Promise<number> {

@@ -9,10 +9,22 @@
  * - `reset`: every piped connection is destroyed; new ones are accepted and closed at once.
  * - `blackhole`: every piped connection is destroyed; new ones are accepted and never answered —
  *   a network partition, where only the client's own timeouts help.
+ *
+ * `loseNext(marker, what, options)` cuts the one connection whose next client bytes contain `marker`
+ * (e.g. a COMMIT), on a connection that has sent `options.after` before, if given: `"reply"`
+ * delivers those bytes to the target and drops the connection before its answer reaches the
+ * client; `"request"` drops it before the bytes reach the target. `options.onCut` runs at the cut.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export type CutMode = "refuse" | "reset" | "blackhole";
+
+export interface LoseOptions {
+  /** Only on a connection that has already sent bytes containing this. */
+  after?: string;
+  /** Called when the cut happens (e.g. to take the whole target away at that moment). */
+  onCut?: () => void;
+}
 
 export interface TcpProxy {
   /** Port the proxy listens on (stable across cut/restore). */
@@ -25,6 +37,8 @@ export interface TcpProxy {
   cut(mode?: CutMode): Promise<void>;
   /** Pipe new connections to the target again. */
   restore(): Promise<void>;
+  /** Cut the next connection that sends `marker`, losing that message's reply or the message itself. */
+  loseNext(marker: string, what: "reply" | "request", options?: LoseOptions): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +47,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let state: "up" | CutMode = "up";
   let accepted = 0;
   let port = 0;
+  let armed: { marker: Buffer; what: "reply" | "request"; after: Buffer | null; onCut?: () => void } | null =
+    null;
 
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -51,14 +67,32 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (state === "blackhole") return; // held open, never answered
     const upstream = connect(target.port, target.host);
     track(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const drop = () => {
+    let replyLost = false;
+    let sawAfter = false;
+    client.on("data", (chunk: Buffer) => {
+      const hit =
+        armed !== null && (armed.after === null || sawAfter) && chunk.includes(armed.marker) ? armed : null;
+      if (armed?.after && chunk.includes(armed.after)) sawAfter = true;
+      const cut = hit?.what ?? null;
+      if (hit !== null) armed = null;
+      if (cut !== "request") upstream.write(chunk);
+      if (cut === null) return;
+      // The client sees its connection drop now; the target keeps its end until it has answered
+      // (lost) or given up, so a delivered message is processed as a real server would.
+      replyLost = cut === "reply";
       client.destroy();
-      upstream.destroy();
-    };
-    client.on("close", drop);
-    upstream.on("close", drop);
+      if (!replyLost) upstream.destroy();
+      else setTimeout(() => upstream.destroy(), 2000).unref();
+      hit?.onCut?.();
+    });
+    upstream.on("data", (chunk: Buffer) => {
+      if (replyLost) upstream.destroy();
+      else client.write(chunk);
+    });
+    client.on("close", () => {
+      if (!replyLost) upstream.destroy();
+    });
+    upstream.on("close", () => client.destroy());
   };
 
   let server: Server = createServer(onConnection);
@@ -96,6 +130,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       state = mode;
       destroyAll();
       if (mode === "refuse") await closeServer(server);
+    },
+    loseNext(marker: string, what: "reply" | "request", options: LoseOptions = {}) {
+      armed = {
+        marker: Buffer.from(marker),
+        what,
+        after: options.after === undefined ? null : Buffer.from(options.after),
+        ...(options.onCut ? { onCut: options.onCut } : {}),
+      };
     },
     async restore() {
       if (state === "refuse") {
