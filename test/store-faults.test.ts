@@ -17,7 +17,7 @@ import pg from "pg";
 import { randomBase62 } from "../src/ids.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
-import { PostgresStore } from "../src/store/postgres.ts";
+import { type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";
@@ -61,6 +61,7 @@ interface Outcome {
   status: number;
   code: string | null;
   retryable: boolean | null;
+  hint: string | null;
   charged: number;
   requestId: string | null;
   searchId: string | null;
@@ -74,6 +75,7 @@ async function timedCall(url: string, key: string, call: Call): Promise<Outcome>
     start,
     code: null,
     retryable: null,
+    hint: null,
     charged: 0,
     requestId: null,
     searchId: null,
@@ -93,6 +95,7 @@ async function timedCall(url: string, key: string, call: Call): Promise<Outcome>
       status: res.status,
       code: body?.error?.code ?? null,
       retryable: body?.error?.retryable ?? null,
+      hint: body?.error?.hint ?? null,
       charged: res.status === 200 ? body.charged_credits : 0,
       requestId: res.headers.get("x-request-id"),
       searchId: res.status === 200 ? body.search_id : null,
@@ -166,51 +169,92 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 
 const fmt = (o: Outcome) => `${o.status} ${o.code ?? ""} ${o.transport ?? ""} after ${o.end - o.start} ms`;
 
-describe("PostgreSQL outage under load", {
-  skip: process.env.DATABASE_URL ? false : "DATABASE_URL not set",
-}, () => {
-  // The proxy stands in for stopping the PostgreSQL server: the server is shared with other tests
-  // running in parallel, so it is only "stopped" for this Quarry, whose connections all go through
-  // the proxy. `refuse` mode is what a stopped server looks like (connections dropped, new ones
-  // refused); `blackhole` is a network partition (nothing answers, only timeouts help).
-  let replay: ReplayServer;
-  let proxy: TcpProxy;
-  let store: PostgresStore;
-  let admin: pg.Pool;
-  let h: Harness;
-  const schema = `t_fault_${randomBase62(8).toLowerCase()}`;
+/** Quarry on a fresh schema of DATABASE_URL, every connection of its store through a fault proxy. */
+interface ProxiedPostgres {
+  proxy: TcpProxy;
+  store: PostgresStore;
+  /** Reads the figures straight from the database, around the proxy. */
+  admin: pg.Pool;
+  replay: ReplayServer;
+  h: Harness;
+  close(): Promise<void>;
+}
 
-  before(async () => {
-    const direct = new URL(process.env.DATABASE_URL!);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+// The proxy stands in for stopping the PostgreSQL server: the server is shared with other tests
+// running in parallel, so it is only "stopped" for this Quarry, whose connections all go through
+// the proxy.
+async function startProxiedPostgres(
+  prefix: string,
+  options: PostgresOpenOptions = {},
+): Promise<ProxiedPostgres> {
+  const schema = `${prefix}_${randomBase62(8).toLowerCase()}`;
+  const direct = new URL(process.env.DATABASE_URL!);
+  const opened: Partial<ProxiedPostgres> = {};
+  const close = async () => {
+    // Each step on its own: one failing must not leave the schema or the proxy behind.
+    const quietly = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
+    await quietly(opened.h?.close());
+    await quietly(opened.store?.close());
+    await quietly(opened.replay?.close());
+    await quietly(opened.proxy?.close());
+    await quietly(opened.admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    await quietly(opened.admin?.end());
+  };
+  try {
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    opened.proxy = proxy;
     const viaProxy = new URL(direct);
     viaProxy.hostname = "127.0.0.1";
     viaProxy.port = String(proxy.port);
-    store = await PostgresStore.open(viaProxy.toString(), { schema });
+    const store = await PostgresStore.open(viaProxy.toString(), { ...options, schema });
+    opened.store = store;
     await store.migrate();
-    // Reads the figures straight from the database, around the proxy.
-    admin = new pg.Pool({ connectionString: direct.toString(), max: 2, options: `-c search_path=${schema}` });
-    replay = await startReplay();
+    const admin = new pg.Pool({
+      connectionString: direct.toString(),
+      max: 2,
+      options: `-c search_path=${schema}`,
+    });
+    opened.admin = admin;
+    const replay = await startReplay();
+    opened.replay = replay;
+    const h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+    opened.h = h;
+    return { proxy, store, admin, replay, h, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Each request id's charge in the ledger of an account, read around the proxy. */
+async function ledgerByRequest(admin: pg.Pool, accountId: string): Promise<Map<string, number>> {
+  const rows = (
+    await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
+  ).rows as { request_id: string; credits: string }[];
+  const byRequest = new Map(rows.map((r) => [r.request_id, Number(r.credits)]));
+  assert.equal(byRequest.size, rows.length, "one ledger row per request");
+  return byRequest;
+}
+
+describe("PostgreSQL outage under load", {
+  skip: process.env.DATABASE_URL ? false : "DATABASE_URL not set",
+}, () => {
+  // `refuse` mode is what a stopped server looks like (connections dropped, new ones refused);
+  // `blackhole` is a network partition (nothing answers, only timeouts help).
+  let db: ProxiedPostgres;
+
+  before(async () => {
+    db = await startProxiedPostgres("t_fault");
     // Calls spend ~100 ms on their provider, so some hold reservations when the database goes.
-    replay.setFault("serpapi", { kind: "latency", ms: 100 });
-    replay.setFault("themealdb", { kind: "latency", ms: 50 });
-    h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+    db.replay.setFault("serpapi", { kind: "latency", ms: 100 });
+    db.replay.setFault("themealdb", { kind: "latency", ms: 50 });
   });
-  after(async () => {
-    // Each step on its own: one failing must not leave the schema or the proxy behind.
-    const quietly = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
-    await quietly(h?.close());
-    await quietly(store?.close());
-    await quietly(replay?.close());
-    await quietly(proxy?.close());
-    await quietly(admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-    await quietly(admin?.end());
-  });
+  after(() => db?.close());
 
   async function outage(mode: CutMode, downMs: number): Promise<string> {
-    const { key, accountId } = await h.account("load");
-    const ready = pollReady(h.url);
-    const load = runLoad(h.url, key, 10);
+    const { key, accountId } = await db.h.account("load");
+    const ready = pollReady(db.h.url);
+    const load = runLoad(db.h.url, key, 10);
     let cutAt = 0;
     let restoreAt = 0;
     try {
@@ -221,7 +265,7 @@ describe("PostgreSQL outage under load", {
       );
 
       cutAt = Date.now();
-      await proxy.cut(mode);
+      await db.proxy.cut(mode);
       await until(
         "/health/ready to answer 503",
         () => ready.probes.some((p) => p.start >= cutAt && p.status === 503),
@@ -235,7 +279,7 @@ describe("PostgreSQL outage under load", {
       await sleep(Math.max(0, downMs - (Date.now() - cutAt)));
 
       restoreAt = Date.now();
-      await proxy.restore();
+      await db.proxy.restore();
       await until(
         "/health/ready to answer 200 again",
         () => ready.probes.some((p) => p.start >= restoreAt && p.status === 200),
@@ -249,7 +293,7 @@ describe("PostgreSQL outage under load", {
       await sleep(500);
     } finally {
       // A failed step must not leave the load running or the database cut for the next test.
-      if (proxy.state !== "up") await proxy.restore();
+      if (db.proxy.state !== "up") await db.proxy.restore();
       await load.stop();
       await ready.stop();
     }
@@ -289,16 +333,10 @@ describe("PostgreSQL outage under load", {
     // begun during the outage has none. Only a call whose COMMIT was in flight at the cut may have
     // been committed and still answered 503: the database stayed away longer than the store waits
     // to learn the outcome (the 503 then says it is unknown; see the suite below).
-    const ledger = (
-      await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
-    ).rows as {
-      request_id: string;
-      credits: number;
-    }[];
-    const byRequest = new Map(ledger.map((r) => [r.request_id, Number(r.credits)]));
-    const account = (await store.getAccount(accountId))!;
+    const byRequest = await ledgerByRequest(db.admin, accountId);
+    const account = (await db.store.getAccount(accountId))!;
     assert.equal(
-      ledger.reduce((s, r) => s + Number(r.credits), 0),
+      [...byRequest.values()].reduce((s, credits) => s + credits, 0),
       account.creditsUsed,
       "the ledger sums to credits_used",
     );
@@ -312,7 +350,7 @@ describe("PostgreSQL outage under load", {
     // Reservations of calls cut mid-way could not be given back while the database was away; they
     // are real rows (not drift) and the sweeper frees them once 2 minutes old (see crash.test.ts).
     const held = (
-      await admin.query(
+      await db.admin.query(
         "SELECT COALESCE(SUM(amount), 0) AS n, COUNT(*) AS c FROM reservations WHERE account_id = $1",
         [accountId],
       )
@@ -371,71 +409,43 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   // The commit of a billed call is the transaction that inserts its ledger row.
   const COMMIT = "COMMIT\u0000";
   const AFTER = { after: "INSERT INTO ledger" };
-  let replay: ReplayServer;
-  let proxy: TcpProxy;
-  let store: PostgresStore;
-  let admin: pg.Pool;
-  let h: Harness;
-  const schema = `t_lost_${randomBase62(8).toLowerCase()}`;
-
+  let db: ProxiedPostgres;
   before(async () => {
-    const direct = new URL(process.env.DATABASE_URL!);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const viaProxy = new URL(direct);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    store = await PostgresStore.open(viaProxy.toString(), { schema, commitOutcomeWaitMs: WAIT_MS });
-    await store.migrate();
-    admin = new pg.Pool({ connectionString: direct.toString(), max: 2, options: `-c search_path=${schema}` });
-    replay = await startReplay();
-    h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
+    db = await startProxiedPostgres("t_lost", { commitOutcomeWaitMs: WAIT_MS });
   });
-  after(async () => {
-    const quietly = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
-    await quietly(h?.close());
-    await quietly(store?.close());
-    await quietly(replay?.close());
-    await quietly(proxy?.close());
-    await quietly(admin?.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
-    await quietly(admin?.end());
-  });
+  after(() => db?.close());
 
   async function figures(accountId: string) {
-    const ledger = (
-      await admin.query("SELECT request_id, credits FROM ledger WHERE account_id = $1", [accountId])
-    ).rows as { request_id: string; credits: string }[];
-    const account = (
-      await admin.query("SELECT credits_used, credits_reserved FROM accounts WHERE id = $1", [accountId])
-    ).rows[0] as { credits_used: string; credits_reserved: string };
+    const account = (await db.store.getAccount(accountId))!;
     return {
-      charged: new Map(ledger.map((r) => [r.request_id, Number(r.credits)])),
-      used: Number(account.credits_used),
-      reserved: Number(account.credits_reserved),
+      charged: await ledgerByRequest(db.admin, accountId),
+      used: account.creditsUsed,
+      reserved: account.creditsReserved,
     };
   }
 
   test("COMMIT delivered, reply lost: answered 200 and charged once", async () => {
-    const { key, accountId } = await h.account("load");
-    const connectionsBefore = proxy.accepted;
-    proxy.loseNext(COMMIT, "reply", AFTER);
-    const o = await timedCall(h.url, key, QUOTE);
+    const { key, accountId } = await db.h.account("load");
+    const connectionsBefore = db.proxy.accepted;
+    db.proxy.loseNext(COMMIT, "reply", AFTER);
+    const o = await timedCall(db.h.url, key, QUOTE);
     assert.equal(o.status, 200, fmt(o));
     assert.equal(o.charged, QUOTE.credits);
-    assert.ok(proxy.accepted > connectionsBefore, "the cut connection was replaced: the cut happened");
+    assert.ok(db.proxy.accepted > connectionsBefore, "the cut connection was replaced: the cut happened");
     const f = await figures(accountId);
     assert.equal(f.charged.get(o.requestId!), QUOTE.credits, "one ledger row with the call's credits");
     assert.equal(f.charged.size, 1);
     assert.equal(f.used, QUOTE.credits);
     assert.equal(f.reserved, 0, "the reservation was settled by the commit");
     // The search it answered with was kept with the charge.
-    const kept = await admin.query("SELECT 1 FROM sessions WHERE id = $1", [o.searchId]);
+    const kept = await db.admin.query("SELECT 1 FROM sessions WHERE id = $1", [o.searchId]);
     assert.equal(kept.rowCount, 1, "the answered search exists");
   });
 
   test("COMMIT never delivered: answered 503, nothing charged, nothing held", async () => {
-    const { key, accountId } = await h.account("load");
-    proxy.loseNext(COMMIT, "request", AFTER);
-    const o = await timedCall(h.url, key, QUOTE);
+    const { key, accountId } = await db.h.account("load");
+    db.proxy.loseNext(COMMIT, "request", AFTER);
+    const o = await timedCall(db.h.url, key, QUOTE);
     assert.equal(o.status, 503, fmt(o));
     assert.equal(o.code, "service_unavailable");
     assert.ok(o.end - o.start < WAIT_MS + 2000, `answered once the outcome was known: ${fmt(o)}`);
@@ -444,31 +454,23 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     assert.equal(f.used, 0);
     assert.equal(f.reserved, 0, "the reservation was given back");
     // The next call goes through as usual.
-    assert.equal((await timedCall(h.url, key, QUOTE)).status, 200);
+    assert.equal((await timedCall(db.h.url, key, QUOTE)).status, 200);
   });
 
   test("the database gone with the reply: 503 that says the outcome is unknown, within the wait", async () => {
-    const { key, accountId } = await h.account("load");
-    proxy.loseNext(COMMIT, "request", { ...AFTER, onCut: () => void proxy.cut("refuse") });
-    let res: Response;
-    const started = Date.now();
+    const { key, accountId } = await db.h.account("load");
+    db.proxy.loseNext(COMMIT, "request", { ...AFTER, onCut: () => void db.proxy.cut("refuse") });
+    let o: Outcome;
     try {
-      res = await fetch(h.url + QUOTE.path, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(QUOTE.body),
-        signal: AbortSignal.timeout(CALL_BOUND_MS),
-      });
+      o = await timedCall(db.h.url, key, QUOTE);
     } finally {
-      await proxy.restore();
+      await db.proxy.restore();
     }
-    const ms = Date.now() - started;
-    // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
-    const body: any = await res.json();
-    assert.equal(res.status, 503);
-    assert.equal(body.error.code, "service_unavailable");
-    assert.equal(body.error.retryable, true);
-    assert.match(body.error.hint, /not known/);
+    assert.equal(o.status, 503, fmt(o));
+    assert.equal(o.code, "service_unavailable");
+    assert.equal(o.retryable, true);
+    assert.match(o.hint ?? "", /not known/);
+    const ms = o.end - o.start;
     assert.ok(
       ms >= WAIT_MS && ms < WAIT_MS + 3000,
       `answered after the wait, not before and not long after: ${ms} ms`,

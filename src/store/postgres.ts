@@ -96,25 +96,13 @@ function isUnavailable(error: unknown, depth = 0): boolean {
   return error.cause !== undefined && isUnavailable(error.cause, depth + 1);
 }
 
-/**
- * COMMIT was sent but no reply came back (the connection broke or timed out): the transaction may
- * have committed or not. Only `commit()` asks for this (it can find out which); it carries the
- * connection error as its cause.
- */
-class CommitReplyLost extends Error {
-  constructor(cause: unknown) {
-    super("the reply to COMMIT was lost", { cause });
-    this.name = "CommitReplyLost";
-  }
-}
-
 /** How long `commit()` keeps asking the database what became of a COMMIT whose reply was lost. */
 export const COMMIT_OUTCOME_WAIT_MS = 4000;
 const OUTCOME_PROBE_EVERY_MS = 200;
 
 /** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
 export function mapPgError(error: unknown): unknown {
-  if (error instanceof ApiError || error instanceof CommitReplyLost) return error;
+  if (error instanceof ApiError) return error;
   if (isUnavailable(error)) {
     return new ApiError("service_unavailable", "The database is not reachable right now.", { cause: error });
   }
@@ -231,12 +219,13 @@ export class PostgresStore implements Store {
 
   /**
    * BEGIN ... COMMIT on one client; ROLLBACK on any error. A broken connection is not reused.
-   * With `reportLostCommit`, a COMMIT that got no reply (a connection error, not an error the server
-   * sent) throws CommitReplyLost instead, for the caller to find out whether it committed.
+   * A COMMIT that gets no reply (a connection error, not an error the server sent) may or may not
+   * have committed: with `onLostCommit`, that is asked once the client is released, with what
+   * `work` returned; without it, it is an error like any other.
    */
   private async transaction<T>(
     work: (client: pg.PoolClient) => Promise<T>,
-    { reportLostCommit = false } = {},
+    onLostCommit?: (result: T, cause: unknown) => Promise<T>,
   ): Promise<T> {
     return this.guard(async () => {
       const client = await this.pool.connect();
@@ -248,20 +237,21 @@ export class PostgresStore implements Store {
         broken = error;
       };
       client.on("error", onError);
-      let commitSent = false;
+      let resolveLost: (() => Promise<T>) | undefined;
       try {
         await client.query("BEGIN");
         const result = await work(client);
-        commitSent = true;
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        // An error the server sent in reply to COMMIT (serialization failure, deferred constraint)
-        // means it rolled back; anything else leaves the outcome open.
-        if (commitSent && reportLostCommit && !(error instanceof pg.DatabaseError)) {
+        try {
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          // An error the server sent in reply to COMMIT (serialization failure, deferred
+          // constraint) means it rolled back: ROLLBACK and rethrow like any other.
+          if (onLostCommit === undefined || error instanceof pg.DatabaseError) throw error;
           broken = error instanceof Error ? error : new Error(String(error));
-          throw new CommitReplyLost(error);
+          resolveLost = () => onLostCommit(result, error);
         }
+      } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: unknown) => {
           broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
         });
@@ -270,6 +260,8 @@ export class PostgresStore implements Store {
         client.off("error", onError);
         client.release(broken);
       }
+      // Only a lost reply to COMMIT gets here; every other path returned or threw above.
+      return resolveLost!();
     });
   }
 
@@ -495,32 +487,25 @@ export class PostgresStore implements Store {
    * for commitOutcomeWaitMs (default COMMIT_OUTCOME_WAIT_MS) is the outcome unknown, and the 503 says so.
    */
   async commit(op: CommitOp): Promise<AccountRow> {
-    // What the transaction saw before COMMIT: its id and the account row its writes left.
-    let written: { row: AccountRow; xid: string } | undefined;
-    try {
-      return await this.transaction(
-        async (client) => {
-          written = await this.commitWrites(op, client);
-          return written.row;
-        },
-        { reportLostCommit: true },
-      );
-    } catch (error) {
-      if (!(error instanceof CommitReplyLost)) throw error;
-      const outcome = written === undefined ? "unknown" : await this.commitOutcome(written.xid);
-      if (outcome === "committed") return written!.row;
-      if (outcome === "aborted") throw mapPgError(error.cause);
-      throw new ApiError(
-        "service_unavailable",
-        "The database stopped answering while this call was being saved.",
-        {
-          cause: error.cause,
-          hint:
-            "Whether this call was charged is not known until the database is back: GET /v1/account then shows " +
-            "the balance (a charged call also kept its search). Retry shortly.",
-        },
-      );
-    }
+    const { row } = await this.transaction(
+      (client) => this.commitWrites(op, client),
+      async (written, cause) => {
+        const outcome = await this.commitOutcome(written.xid);
+        if (outcome === "committed") return written;
+        if (outcome === "aborted") throw cause;
+        throw new ApiError(
+          "service_unavailable",
+          "The database stopped answering while this call was being saved.",
+          {
+            cause,
+            hint:
+              "Whether this call was charged is not known until the database is back: GET /v1/account then shows " +
+              "the balance (a charged call also kept its search). Retry shortly.",
+          },
+        );
+      },
+    );
+    return row;
   }
 
   /** What became of transaction `xid`, asked on fresh connections until commitOutcomeWaitMs passes. */
