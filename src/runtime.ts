@@ -3,7 +3,7 @@
  * app → listen, plus the background jobs (expired-session sweep, crash-left reservations) and a
  * graceful drain on SIGTERM. Used by `npm start`, the demo and the process-level tests.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "./limits/rate-limiter.ts";
@@ -26,10 +26,17 @@ export interface RunningQuarry {
 
 export async function startQuarry(env: Record<string, string | undefined> = process.env): Promise<RunningQuarry> {
   const config = loadConfig(env);
+  // The app's logger exists only once the store is open; reports before that cannot happen (no call ran).
+  let log: FastifyBaseLogger | undefined;
   const store = await openStore({
     dataDir: config.dataDir,
     keyCacheTtlMs: config.keyCacheTtlMs,
     exclusive: true,
+    onLostCall: (report) => {
+      if (report.outcome === "unresolved")
+        log?.error(report, "a call answered 503 (outcome unknown) could not be checked");
+      else log?.warn(report, `a call answered 503 (outcome unknown) was ${report.outcome}`);
+    },
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
   });
   let limiter: RateLimiter;
@@ -43,6 +50,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     upstream,
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
+  log = app.log;
 
   // The embedded store has one process: every reservation it holds was left by a crash.
   // A shared PostgreSQL may hold other instances' in-flight reservations: only release old ones.

@@ -17,7 +17,7 @@ import pg from "pg";
 import { randomBase62 } from "../src/ids.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
-import { type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
+import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";
@@ -243,8 +243,12 @@ describe("PostgreSQL outage under load", {
   // `blackhole` is a network partition (nothing answers, only timeouts help).
   let db: ProxiedPostgres;
 
+  const lostCalls: LostCallReport[] = [];
   before(async () => {
-    db = await startProxiedPostgres("t_fault");
+    db = await startProxiedPostgres("t_fault", {
+      lostCallProbeMs: 200,
+      onLostCall: (r) => lostCalls.push(r),
+    });
     // Calls spend ~100 ms on their provider, so some hold reservations when the database goes.
     db.replay.setFault("serpapi", { kind: "latency", ms: 100 });
     db.replay.setFault("themealdb", { kind: "latency", ms: 50 });
@@ -329,10 +333,11 @@ describe("PostgreSQL outage under load", {
       "calls after the return answer 200",
     );
 
-    // Billing: the ledger is exactly `used`; each 200 has its ledger row with its credits; a call
-    // begun during the outage has none. Only a call whose COMMIT was in flight at the cut may have
-    // been committed and still answered 503: the database stayed away longer than the store waits
-    // to learn the outcome (the 503 then says it is unknown; see the suite below).
+    // Billing: the ledger is exactly `used`; each 200 has its ledger row with its credits; a 503
+    // has none. A call whose COMMIT was in flight at the cut may have committed and still been
+    // answered 503 (the database stayed away longer than the store waits to learn the outcome):
+    // the store undoes it once the database answers (see the suite below), so wait for that.
+    await until("the calls in doubt to be settled", () => db.store.unresolvedCalls === 0, 10_000);
     const byRequest = await ledgerByRequest(db.admin, accountId);
     const account = (await db.store.getAccount(accountId))!;
     assert.equal(
@@ -342,11 +347,17 @@ describe("PostgreSQL outage under load", {
     );
     for (const o of all.filter((x) => x.status === 200))
       assert.equal(byRequest.get(o.requestId!), o.charged, fmt(o));
-    for (const o of all.filter((x) => x.status === 503 && x.start >= cutAt)) {
+    for (const o of all.filter((x) => x.status === 503)) {
       assert.equal(byRequest.has(o.requestId!), false, `charged for a failed call: ${fmt(o)}`);
     }
     const straddling = all.filter((o) => o.start < cutAt && o.end >= cutAt && o.status === 503);
-    const unknownOutcome = straddling.filter((o) => byRequest.has(o.requestId!)).length;
+    const mine = lostCalls.filter((r) => r.accountId === accountId);
+    assert.deepEqual(
+      mine.filter((r) => r.outcome === "unresolved"),
+      [],
+      "every call in doubt was settled",
+    );
+    const undone = mine.filter((r) => r.outcome === "undone").length;
     // Reservations of calls cut mid-way could not be given back while the database was away; they
     // are real rows (not drift) and the sweeper frees them once 2 minutes old (see crash.test.ts).
     const held = (
@@ -386,7 +397,7 @@ describe("PostgreSQL outage under load", {
       `${mode}: ${all.length} calls (${during.length} during the outage, all 503, slowest ${maxDown} ms); ` +
       `first 503 from /health/ready ${readyDownMs} ms and to a call ${callDownMs} ms after the cut; ` +
       `after the return ready 200 in ${readyUpMs} ms, billed call 200 in ${callUpMs} ms; ` +
-      `${straddling.length} calls cut mid-way (${unknownOutcome} committed before the cut), ${held.c} reservations left to the sweeper`
+      `${straddling.length} calls cut mid-way (${undone} committed before the cut, then undone), ${held.c} reservations left to the sweeper`
     );
   }
 
@@ -410,10 +421,38 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   const COMMIT = "COMMIT\u0000";
   const AFTER = { after: "INSERT INTO ledger" };
   let db: ProxiedPostgres;
+  const reports: LostCallReport[] = [];
   before(async () => {
-    db = await startProxiedPostgres("t_lost", { commitOutcomeWaitMs: WAIT_MS });
+    db = await startProxiedPostgres("t_lost", {
+      commitOutcomeWaitMs: WAIT_MS,
+      lostCallProbeMs: 100,
+      onLostCall: (report) => reports.push(report),
+    });
   });
   after(() => db?.close());
+
+  /** Wait until every call answered "not known" has been settled, then its report. */
+  async function settled(requestId: string): Promise<LostCallReport | undefined> {
+    await until("the calls in doubt to be settled", () => db.store.unresolvedCalls === 0, 10_000);
+    return reports.find((r) => r.requestId === requestId);
+  }
+
+  /** Books read around the proxy (the store's own connections go through it). */
+  async function direct(accountId: string, searchId: string | null) {
+    const session = await db.admin.query("SELECT query, state FROM sessions WHERE id = $1", [searchId]);
+    const records = await db.admin.query("SELECT id FROM records WHERE search_id = $1 ORDER BY position", [
+      searchId,
+    ]);
+    const sessions = await db.admin.query("SELECT COUNT(*)::int AS n FROM sessions WHERE account_id = $1", [
+      accountId,
+    ]);
+    return {
+      charged: await ledgerByRequest(db.admin, accountId),
+      session: session.rows[0] as { query: unknown; state: unknown } | undefined,
+      records: records.rows.map((r: { id: string }) => r.id),
+      sessions: (sessions.rows[0] as { n: number }).n,
+    };
+  }
 
   async function figures(accountId: string) {
     const account = (await db.store.getAccount(accountId))!;
@@ -457,7 +496,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     assert.equal((await timedCall(db.h.url, key, QUOTE)).status, 200);
   });
 
-  test("the database gone with the reply: 503 that says the outcome is unknown, within the wait", async () => {
+  test("the database gone with the COMMIT: 503 after the wait, then the store learns it rolled back", async () => {
     const { key, accountId } = await db.h.account("load");
     db.proxy.loseNext(COMMIT, "request", { ...AFTER, onCut: () => void db.proxy.cut("refuse") });
     let o: Outcome;
@@ -469,16 +508,129 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     assert.equal(o.status, 503, fmt(o));
     assert.equal(o.code, "service_unavailable");
     assert.equal(o.retryable, true);
-    assert.match(o.hint ?? "", /not known/);
+    assert.match(o.hint ?? "", /Not charged: if the call was saved after all, it is undone/);
     const ms = o.end - o.start;
     assert.ok(
       ms >= WAIT_MS && ms < WAIT_MS + 3000,
       `answered after the wait, not before and not long after: ${ms} ms`,
     );
-    // Here the COMMIT never arrived, so once the database is back the books show no charge.
+    // Here the COMMIT never arrived: once the database is back, the store learns it rolled back.
+    const report = await settled(o.requestId!);
+    assert.equal(report?.outcome, "not saved", JSON.stringify(reports));
     const f = await figures(accountId);
     assert.equal(f.charged.size, 0);
     assert.equal(f.used, 0);
+  });
+
+  test("the database gone after the COMMIT arrived: 503, and the call is undone once it is back", async () => {
+    const { key, accountId } = await db.h.account("load");
+    db.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void db.proxy.cut("refuse") });
+    let o: Outcome;
+    let during: Awaited<ReturnType<typeof direct>>;
+    try {
+      o = await timedCall(db.h.url, key, QUOTE);
+      during = await direct(accountId, null);
+    } finally {
+      await db.proxy.restore();
+    }
+    assert.equal(o.status, 503, fmt(o));
+    assert.match(o.hint ?? "", /it is undone/);
+    // What makes this case: the call was saved, charge and search, while its caller got a 503.
+    assert.equal(during.charged.get(o.requestId!), QUOTE.credits, "the COMMIT arrived and committed");
+    assert.equal(during.sessions, 1);
+
+    const report = await settled(o.requestId!);
+    assert.deepEqual(report, {
+      outcome: "undone",
+      requestId: o.requestId,
+      ledgerId: report?.ledgerId,
+      accountId,
+      credits: QUOTE.credits,
+    });
+    const f = await figures(accountId);
+    assert.equal(f.charged.size, 0, "its ledger row is gone");
+    assert.equal(f.used, 0, "its credits are back");
+    assert.equal(f.reserved, 0);
+    assert.equal(
+      (await direct(accountId, null)).sessions,
+      0,
+      "the search it made (its caller never saw the id) is gone",
+    );
+    // The account goes on as usual.
+    const next = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(next.status, 200, fmt(next));
+    assert.equal((await figures(accountId)).used, QUOTE.credits);
+  });
+
+  test("a follow-up undone: its session gets its query, state and records back", async () => {
+    const { key, accountId } = await db.h.account("load");
+    const first = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(first.status, 200, fmt(first));
+    const before = await direct(accountId, first.searchId);
+    assert.ok(before.session && before.records.length > 0);
+    const UPDATE = {
+      path: "/v1/follow-up",
+      body: { search_id: first.searchId, action: "update", params: { symbol: "GOOGL:NASDAQ" } },
+      credits: QUOTE.credits,
+    };
+
+    db.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void db.proxy.cut("refuse") });
+    let o: Outcome;
+    let during: Awaited<ReturnType<typeof direct>>;
+    try {
+      o = await timedCall(db.h.url, key, UPDATE);
+      during = await direct(accountId, first.searchId);
+    } finally {
+      await db.proxy.restore();
+    }
+    assert.equal(o.status, 503, fmt(o));
+    assert.equal(during.charged.get(o.requestId!), QUOTE.credits, "the update committed");
+    assert.notDeepEqual(during.session, before.session, "and moved the session on");
+    assert.ok(during.records.length > before.records.length, "and added its records");
+
+    assert.equal((await settled(o.requestId!))?.outcome, "undone");
+    const after = await direct(accountId, first.searchId);
+    assert.deepEqual([...after.charged.keys()], [first.requestId], "only the first call is charged");
+    assert.equal((await figures(accountId)).used, QUOTE.credits);
+    assert.deepEqual(after.session, before.session, "query and state as before the update");
+    assert.deepEqual(after.records, before.records, "the update's records are gone, the others kept");
+    // The search goes on from where its caller left it.
+    const retry = await timedCall(db.h.url, key, UPDATE);
+    assert.equal(retry.status, 200, fmt(retry));
+    assert.equal((await figures(accountId)).used, 2 * QUOTE.credits);
+  });
+
+  test("the store closed while the database is still away: the call is reported unresolved", async () => {
+    const own: LostCallReport[] = [];
+    const other = await startProxiedPostgres("t_lost_close", {
+      commitOutcomeWaitMs: WAIT_MS,
+      lostCallProbeMs: 100,
+      onLostCall: (report) => own.push(report),
+    });
+    try {
+      const { key, accountId } = await other.h.account("load");
+      other.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void other.proxy.cut("refuse") });
+      const o = await timedCall(other.h.url, key, QUOTE);
+      assert.equal(o.status, 503, fmt(o));
+      assert.equal(other.store.unresolvedCalls, 1);
+      await other.h.close();
+      await other.store.close();
+      // An operator gets what is needed to check the call by hand: it stays charged until then.
+      assert.deepEqual(own, [
+        {
+          outcome: "unresolved",
+          requestId: o.requestId,
+          ledgerId: own[0]?.ledgerId,
+          accountId,
+          credits: QUOTE.credits,
+          reason: "the store closed before the database answered",
+        },
+      ]);
+      assert.equal(other.store.unresolvedCalls, 0);
+    } finally {
+      await other.proxy.restore();
+      await other.close();
+    }
   });
 });
 

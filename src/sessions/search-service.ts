@@ -370,7 +370,15 @@ export class SearchService {
       async () => ({
         result: null,
         credits: 0,
-        persist: { sessionUpdate: { id: session.id, state: stateJson(next), expiresAt: this.expiry(), records: [] } },
+        persist: {
+          sessionUpdate: {
+            id: session.id,
+            state: stateJson(next),
+            expiresAt: this.expiry(),
+            records: [],
+            previous: before(session),
+          },
+        },
       }),
     );
     return this.executeResponse(cap, session.id, next, visible, billed.charged, billed.account);
@@ -405,7 +413,15 @@ export class SearchService {
           result: { next, rows },
           credits: page.credits,
           ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
-          persist: { sessionUpdate: { id: session.id, state: stateJson(next), expiresAt: this.expiry(), records: rows } },
+          persist: {
+            sessionUpdate: {
+              id: session.id,
+              state: stateJson(next),
+              expiresAt: this.expiry(),
+              records: rows,
+              previous: before(session),
+            },
+          },
         };
       },
     );
@@ -441,7 +457,14 @@ export class SearchService {
           credits: page.credits,
           ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
           persist: {
-            sessionUpdate: { id: session.id, query, state: stateJson(fresh.state), expiresAt: this.expiry(), records: rows },
+            sessionUpdate: {
+              id: session.id,
+              query,
+              state: stateJson(fresh.state),
+              expiresAt: this.expiry(),
+              records: rows,
+              previous: before(session),
+            },
           },
         };
       },
@@ -526,6 +549,11 @@ export class SearchService {
   ): RecordFollowUpResponse {
     return { record_id: recordId, action, detail, links, cached, charged_credits: charged, balance: balanceOf(account) };
   }
+}
+
+/** A session's query and state as they were before a follow-up (CommitOp.sessionUpdate.previous). */
+function before(session: SessionRow): { query: JsonObject; state: JsonObject } {
+  return { query: session.query, state: session.state };
 }
 
 /** Session state is stored as JSON; its fields are all JSON values. */

@@ -3,7 +3,7 @@
  * else the embedded SQLite file in the data directory. Migrations run before the store is returned.
  */
 import { join } from "node:path";
-import { PostgresStore } from "./postgres.ts";
+import { type LostCallReport, PostgresStore } from "./postgres.ts";
 import { SqliteStore } from "./sqlite.ts";
 import type { Store } from "./types.ts";
 
@@ -16,6 +16,8 @@ export interface OpenStoreOptions {
   keyCacheTtlMs?: number;
   /** The server opens the embedded store exclusively (instance lock, holds in memory); tools do not. */
   exclusive?: boolean;
+  /** PostgreSQL: told what became of each call answered 503 with its outcome unknown (the server logs it). */
+  onLostCall?: (report: LostCallReport) => void;
 }
 
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
@@ -23,6 +25,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     ? await PostgresStore.open(options.databaseUrl, {
         ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
+        ...(options.onLostCall === undefined ? {} : { onLostCall: options.onLostCall }),
       })
     : SqliteStore.open(join(options.dataDir, "quarry.db"), {
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),

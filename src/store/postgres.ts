@@ -52,6 +52,27 @@ export interface PostgresOpenOptions {
   keyCacheTtlMs?: number;
   /** How long a call whose COMMIT reply was lost waits to learn the outcome (default COMMIT_OUTCOME_WAIT_MS). */
   commitOutcomeWaitMs?: number;
+  /** How often calls answered "not known" are asked about again (default LOST_CALL_PROBE_MS). */
+  lostCallProbeMs?: number;
+  /** Told what became of each call answered "not known" (the server logs it). */
+  onLostCall?: (report: LostCallReport) => void;
+}
+
+/**
+ * What became of a call that was answered 503 because the reply to its COMMIT was lost and the
+ * database stayed away: "not saved" (its transaction rolled back; nothing to do), "undone" (it
+ * had committed: its ledger row is deleted, its credits given back, a new search deleted and a
+ * follow-up's session put back as it was), or "unresolved" (the store closed first, or the
+ * database no longer knows the transaction: an operator has to check this ledger row by hand).
+ */
+export interface LostCallReport {
+  outcome: "not saved" | "undone" | "unresolved";
+  requestId: string;
+  ledgerId: string;
+  accountId: string;
+  credits: number;
+  /** Why it is unresolved. */
+  reason?: string;
 }
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
@@ -99,6 +120,16 @@ function isUnavailable(error: unknown, depth = 0): boolean {
 /** How long `commit()` keeps asking the database what became of a COMMIT whose reply was lost. */
 export const COMMIT_OUTCOME_WAIT_MS = 4000;
 const OUTCOME_PROBE_EVERY_MS = 200;
+/** How often calls answered "not known" are asked about again, until the database answers. */
+export const LOST_CALL_PROBE_MS = 1000;
+
+/** A call answered 503 "not known": its transaction, and what is needed to undo it. */
+interface LostCall {
+  xid: string;
+  op: CommitOp;
+  /** The account's period when the call was charged: its credits are given back only within it. */
+  periodEnd: number | null;
+}
 
 /** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
 export function mapPgError(error: unknown): unknown {
@@ -146,11 +177,18 @@ export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
   private readonly pool: pg.Pool;
   private readonly keyCache: KeyCache;
+  /** Calls answered "not known", by transaction id, until the database says what became of them. */
+  private readonly lostCalls = new Map<string, LostCall>();
+  private lostCallTimer: NodeJS.Timeout | undefined;
+  /** The pass over lostCalls under way, if any (one at a time). */
+  private settling: Promise<void> | null = null;
 
   private constructor(
     pool: pg.Pool,
     keyCache: KeyCache,
     private readonly commitOutcomeWaitMs: number,
+    private readonly lostCallProbeMs: number,
+    private readonly onLostCall: (report: LostCallReport) => void,
   ) {
     this.keyCache = keyCache;
     this.pool = pool;
@@ -181,6 +219,8 @@ export class PostgresStore implements Store {
       pool,
       new KeyCache(options.keyCacheTtlMs),
       options.commitOutcomeWaitMs ?? COMMIT_OUTCOME_WAIT_MS,
+      options.lostCallProbeMs ?? LOST_CALL_PROBE_MS,
+      options.onLostCall ?? (() => {}),
     );
     if (schema !== undefined) {
       try {
@@ -295,7 +335,21 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.lostCallTimer);
+    this.lostCallTimer = undefined;
+    // One last try for calls still in doubt (after a pass under way); what stays unknown is
+    // reported for an operator.
+    await this.settling;
+    if (this.lostCalls.size > 0 && !this.pool.ended) await this.settleLostCalls();
+    for (const call of this.lostCalls.values())
+      this.report(call, "unresolved", "the store closed before the database answered");
+    this.lostCalls.clear();
     if (!this.pool.ended) await this.pool.end();
+  }
+
+  /** Calls answered "not known" that are still being asked about (tests, readiness). */
+  get unresolvedCalls(): number {
+    return this.lostCalls.size;
   }
 
   // Accounts
@@ -493,19 +547,129 @@ export class PostgresStore implements Store {
         const outcome = await this.commitOutcome(written.xid);
         if (outcome === "committed") return written;
         if (outcome === "aborted") throw cause;
+        // The caller is told it failed, so it must not stay charged: once the database answers,
+        // a call that did commit is undone (settleLostCalls).
+        this.watchLostCall({ xid: written.xid, op, periodEnd: written.row.periodEnd });
         throw new ApiError(
           "service_unavailable",
           "The database stopped answering while this call was being saved.",
           {
             cause,
             hint:
-              "Whether this call was charged is not known until the database is back: GET /v1/account then shows " +
-              "the balance (a charged call also kept its search). Retry shortly.",
+              "Not charged: if the call was saved after all, it is undone (credits returned, its search dropped) " +
+              "as soon as the database answers again. Retry shortly.",
           },
         );
       },
     );
     return row;
+  }
+
+  private watchLostCall(call: LostCall): void {
+    this.lostCalls.set(call.xid, call);
+    if (this.lostCallTimer === undefined) {
+      this.lostCallTimer = setInterval(() => void this.settleLostCalls(), this.lostCallProbeMs);
+      this.lostCallTimer.unref();
+    }
+  }
+
+  private report(call: LostCall, outcome: LostCallReport["outcome"], reason?: string): void {
+    const { ledger } = call.op;
+    this.onLostCall({
+      outcome,
+      requestId: ledger.requestId,
+      ledgerId: ledger.id,
+      accountId: ledger.accountId,
+      credits: ledger.credits,
+      ...(reason === undefined ? {} : { reason }),
+    });
+  }
+
+  /**
+   * Ask about each call answered "not known"; undo those that committed. While the database is
+   * still away, the rest waits for the next tick.
+   */
+  private settleLostCalls(): Promise<void> {
+    this.settling ??= this.settleLostCallsOnce().finally(() => {
+      this.settling = null;
+    });
+    return this.settling;
+  }
+
+  private async settleLostCallsOnce(): Promise<void> {
+    try {
+      for (const call of [...this.lostCalls.values()]) {
+        let status: string | null;
+        let failure = "the database no longer knows the transaction";
+        try {
+          const row = await this.row("SELECT txid_status($1::bigint) AS s", [call.xid]);
+          status = (row as { s: string | null } | undefined)?.s ?? null;
+        } catch (error) {
+          if (isUnavailable(error)) return;
+          status = null;
+          failure = `asking about it failed: ${(error as Error).message}`;
+        }
+        // "in progress": the old connection's backend has not noticed yet that its client is gone.
+        if (status === "in progress") continue;
+        if (status === "committed") {
+          try {
+            await this.undo(call);
+          } catch (error) {
+            if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable"))
+              return;
+            this.lostCalls.delete(call.xid);
+            this.report(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
+            continue;
+          }
+          this.lostCalls.delete(call.xid);
+          this.report(call, "undone");
+        } else {
+          this.lostCalls.delete(call.xid);
+          if (status === "aborted") this.report(call, "not saved");
+          else this.report(call, "unresolved", failure);
+        }
+      }
+    } finally {
+      if (this.lostCalls.size === 0 && this.lostCallTimer !== undefined) {
+        clearInterval(this.lostCallTimer);
+        this.lostCallTimer = undefined;
+      }
+    }
+  }
+
+  /**
+   * Undo a committed call its caller was told had failed, in one transaction: its ledger row goes
+   * (only the first undo finds it), its credits come back if the account is still in the same
+   * period (a new period started from 0 already), a search it created is deleted with its records,
+   * and a follow-up's session gets its previous query and state back unless a later call has
+   * moved it on since (then the records that later call may page through stay too).
+   */
+  private async undo({ op, periodEnd }: LostCall): Promise<void> {
+    await this.transaction(async (client) => {
+      const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [op.ledger.id]);
+      if ((gone.rowCount ?? 0) === 0) return;
+      const credits = num((gone.rows[0] as Raw).credits);
+      if (credits > 0) {
+        await client.query(
+          "UPDATE accounts SET credits_used = credits_used - $2 WHERE id = $1 AND period_end IS NOT DISTINCT FROM $3::bigint",
+          [op.ledger.accountId, credits, periodEnd],
+        );
+      }
+      // Records go with their session (ON DELETE CASCADE).
+      if (op.newSession) await client.query("DELETE FROM sessions WHERE id = $1", [op.newSession.session.id]);
+      const update = op.sessionUpdate;
+      if (update?.previous) {
+        const restored = await client.query(
+          "UPDATE sessions SET query = $2::jsonb, state = $3::jsonb WHERE id = $1 AND state = $4::jsonb",
+          [update.id, jsonb(update.previous.query), jsonb(update.previous.state), jsonb(update.state)],
+        );
+        if ((restored.rowCount ?? 0) > 0 && update.records.length > 0) {
+          await client.query("DELETE FROM records WHERE id = ANY($1::text[])", [
+            update.records.map((r) => r.id),
+          ]);
+        }
+      }
+    });
   }
 
   /** What became of transaction `xid`, asked on fresh connections until commitOutcomeWaitMs passes. */

@@ -118,7 +118,13 @@ function slotRange(position: number): number {
 
 /** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
 function writerCommit({ reservation, ...rest }: CommitOp, holdInMemory: boolean): WriterCommit {
-  return { ...rest, reservationId: holdInMemory ? null : (reservation?.id ?? null) };
+  const reservationId = holdInMemory ? null : (reservation?.id ?? null);
+  // The session's previous state is for undoing a call on PostgreSQL; it need not cross to the writer.
+  if (rest.sessionUpdate?.previous !== undefined) {
+    const { previous: _previous, ...sessionUpdate } = rest.sessionUpdate;
+    return { ...rest, sessionUpdate, reservationId };
+  }
+  return { ...rest, reservationId };
 }
 
 export class SqliteStore implements Store {

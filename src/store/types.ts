@@ -109,6 +109,11 @@ export interface CommitOp {
     state: JsonObject;
     expiresAt: number;
     records: RecordRow[];
+    /**
+     * The session's query and state before this call. PostgreSQL puts them back should it have to
+     * undo the call (a lost COMMIT reply whose outcome stayed unknown, postgres.ts); SQLite ignores them.
+     */
+    previous?: { query: JsonObject; state: JsonObject };
   };
   recordAction?: { recordId: string; action: string; result: CachedAction };
 }
