@@ -347,7 +347,7 @@ export class PostgresStore implements Store {
     if (!this.pool.ended) await this.pool.end();
   }
 
-  /** Calls answered "not known" that are still being asked about (tests, readiness). */
+  /** How many calls answered "not known" are still being asked about (the fault tests wait on it). */
   get unresolvedCalls(): number {
     return this.lostCalls.size;
   }
