@@ -25,20 +25,13 @@ import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
 import { ApiError, invalidRequest, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { AccountRow, RecordRow, SessionRow, Store } from "../store/types.ts";
+import { type AccountRow, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { FollowUpRequestSchema } from "./follow-up-schema.ts";
 
 export const FOLLOW_UP_URL = "/v1/follow-up";
-
-/**
- * Records one search can hold over its life (positions 0 … MAX_SESSION_RECORDS - 1). The embedded
- * store files a session's records under seq * 2^20 + position (migration 003); both stores keep
- * the same limit so the contract does not depend on the store. Thousands of `more` pages away.
- */
-export const MAX_SESSION_RECORDS = 1_048_576;
 
 /** Refuse a page that would take a search past MAX_SESSION_RECORDS (inside the billed work: released, not charged). */
 export function assertRoom(from: number, count: number): void {

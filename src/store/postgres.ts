@@ -537,8 +537,9 @@ export class PostgresStore implements Store {
   /**
    * One call's writes in one transaction. When the reply to its COMMIT is lost, the transaction's
    * id (taken with the account's row) tells on another connection whether it committed: the call
-   * then gets its normal answer, or its 503 with nothing charged. Only if the database stays away
-   * for commitOutcomeWaitMs (default COMMIT_OUTCOME_WAIT_MS) is the outcome unknown, and the 503 says so.
+   * then gets its normal answer, or its 503 with nothing charged. If the database stays away for
+   * commitOutcomeWaitMs (default COMMIT_OUTCOME_WAIT_MS), the call is answered 503 and kept in
+   * lostCalls: undone once the database answers, should it have committed.
    */
   async commit(op: CommitOp): Promise<AccountRow> {
     const { row } = await this.transaction(
@@ -602,8 +603,7 @@ export class PostgresStore implements Store {
         let status: string | null;
         let failure = "the database no longer knows the transaction";
         try {
-          const row = await this.row("SELECT txid_status($1::bigint) AS s", [call.xid]);
-          status = (row as { s: string | null } | undefined)?.s ?? null;
+          status = await this.txidStatus(call.xid);
         } catch (error) {
           if (isUnavailable(error)) return;
           status = null;
@@ -672,6 +672,12 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** txid_status of `xid` on a pooled connection: "committed", "aborted", "in progress", or null when too old to tell. */
+  private async txidStatus(xid: string): Promise<string | null> {
+    const row = await this.row("SELECT txid_status($1::bigint) AS s", [xid]);
+    return (row?.s as string | null | undefined) ?? null;
+  }
+
   /** What became of transaction `xid`, asked on fresh connections until commitOutcomeWaitMs passes. */
   private async commitOutcome(xid: string): Promise<"committed" | "aborted" | "unknown"> {
     const until = Date.now() + this.commitOutcomeWaitMs;
@@ -680,10 +686,7 @@ export class PostgresStore implements Store {
       if (left <= 0) return "unknown";
       let timer: NodeJS.Timeout | undefined;
       const status = await Promise.race([
-        this.pool.query("SELECT txid_status($1::bigint) AS s", [xid]).then(
-          (r) => (r.rows[0] as { s: string | null } | undefined)?.s ?? null,
-          () => "unreachable",
-        ),
+        this.txidStatus(xid).catch(() => "unreachable"),
         new Promise<string>((resolve) => {
           timer = setTimeout(() => resolve("unreachable"), left);
         }),

@@ -14,7 +14,16 @@
 import type Database from "better-sqlite3";
 import { ApiError } from "../errors.ts";
 import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
-import type { AccountPatch, AccountRow, CommitOp, KeyRow, NewAccount, RecordRow, Reservation } from "./types.ts";
+import {
+  type AccountPatch,
+  type AccountRow,
+  type CommitOp,
+  type KeyRow,
+  MAX_SESSION_RECORDS,
+  type NewAccount,
+  type RecordRow,
+  type Reservation,
+} from "./types.ts";
 
 /**
  * CommitOp (types.ts) as the writer takes it: the hold named by id (a hold kept in memory is
@@ -150,9 +159,9 @@ const SQL = {
 /**
  * Records are stored under slot = session seq * SLOTS_PER_SESSION + position (migration 003): a
  * session's records are one row-id range. Positions stay below SLOTS_PER_SESSION: the search
- * service refuses pages past MAX_SESSION_RECORDS (the same number), the table's CHECK backs it.
+ * service refuses pages past MAX_SESSION_RECORDS, the table's CHECK backs it.
  */
-export const SLOTS_PER_SESSION = 1_048_576;
+export const SLOTS_PER_SESSION = MAX_SESSION_RECORDS;
 
 export function slotOf(sessionSeq: number, position: number): number {
   return sessionSeq * SLOTS_PER_SESSION + position;

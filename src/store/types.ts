@@ -94,6 +94,13 @@ export interface RecordRow {
 }
 
 /**
+ * Records one search can hold over its life (positions 0 … MAX_SESSION_RECORDS - 1). The embedded
+ * store files a session's records under seq * MAX_SESSION_RECORDS + position (migration 003); both
+ * stores keep the same limit so the contract does not depend on the store. Thousands of `more` pages away.
+ */
+export const MAX_SESSION_RECORDS = 1_048_576;
+
+/**
  * Everything one successful call writes, committed in one transaction: settle the reservation,
  * append the ledger row, and persist the session/record changes. A crash either keeps all or none.
  */
