@@ -8,6 +8,7 @@ import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "./limits/rate-limiter.ts";
 import { openStore } from "./store/open-store.ts";
+import type { LostCallReport } from "./store/postgres.ts";
 import type { Store } from "./store/types.ts";
 import { HttpUpstreamClient } from "./upstream/client.ts";
 
@@ -26,17 +27,21 @@ export interface RunningQuarry {
 
 export async function startQuarry(env: Record<string, string | undefined> = process.env): Promise<RunningQuarry> {
   const config = loadConfig(env);
-  // The app's logger exists only once the store is open; reports before that cannot happen (no call ran).
+  // The app's logger exists only once the store is open; reports on calls an earlier process left
+  // in doubt (settled from migrate() on) wait for it.
   let log: FastifyBaseLogger | undefined;
+  const early: LostCallReport[] = [];
+  const logLostCall = (report: LostCallReport) => {
+    if (!log) early.push(report);
+    else if (report.outcome === "unresolved")
+      log.error(report, "a call answered 503 (outcome unknown) could not be checked");
+    else log.warn(report, `a call answered 503 (outcome unknown) was ${report.outcome}`);
+  };
   const store = await openStore({
     dataDir: config.dataDir,
     keyCacheTtlMs: config.keyCacheTtlMs,
     exclusive: true,
-    onLostCall: (report) => {
-      if (report.outcome === "unresolved")
-        log?.error(report, "a call answered 503 (outcome unknown) could not be checked");
-      else log?.warn(report, `a call answered 503 (outcome unknown) was ${report.outcome}`);
-    },
+    onLostCall: logLostCall,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
   });
   let limiter: RateLimiter;
@@ -51,6 +56,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
   log = app.log;
+  for (const report of early.splice(0)) logLostCall(report);
 
   // The embedded store has one process: every reservation it holds was left by a crash.
   // A shared PostgreSQL may hold other instances' in-flight reservations: only release old ones.

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -171,6 +171,7 @@ const fmt = (o: Outcome) => `${o.status} ${o.code ?? ""} ${o.transport ?? ""} af
 
 /** Quarry on a fresh schema of DATABASE_URL, every connection of its store through a fault proxy. */
 interface ProxiedPostgres {
+  schema: string;
   proxy: TcpProxy;
   store: PostgresStore;
   /** Reads the figures straight from the database, around the proxy. */
@@ -219,7 +220,7 @@ async function startProxiedPostgres(
     opened.replay = replay;
     const h = await startHarness({ store, replay, env: { QUARRY_PLANS: PLANS } });
     opened.h = h;
-    return { proxy, store, admin, replay, h, close };
+    return { schema, proxy, store, admin, replay, h, close };
   } catch (error) {
     await close();
     throw error;
@@ -641,6 +642,122 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     } finally {
       await other.proxy.restore();
       await other.close();
+    }
+  });
+
+  test("the process stops while the database is away: the call is kept on disk and the next store undoes it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const inDoubtDir = join(dataDir, "in-doubt");
+    const own: LostCallReport[] = [];
+    const first = await startProxiedPostgres("t_lost_kept", {
+      commitOutcomeWaitMs: WAIT_MS,
+      lostCallProbeMs: 100,
+      onLostCall: (report) => own.push(report),
+      inDoubtDir,
+    });
+    let next: PostgresStore | undefined;
+    try {
+      const { key, accountId } = await first.h.account("load");
+      first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
+      const o = await timedCall(first.h.url, key, QUOTE);
+      assert.equal(o.status, 503, fmt(o));
+      const ledgerId = await ledgerIdOf(first.admin, o.requestId!);
+      assert.equal(
+        (await ledgerByRequest(first.admin, accountId)).get(o.requestId!),
+        QUOTE.credits,
+        "it committed",
+      );
+      // On disk by the time its caller got the 503: a crash from here on does not lose it.
+      const file = join(inDoubtDir, `${ledgerId}.json`);
+      const kept = JSON.parse(readFileSync(file, "utf8"));
+      assert.equal(kept.schema, first.schema);
+      assert.deepEqual(kept.ledger, {
+        id: ledgerId,
+        requestId: o.requestId,
+        accountId,
+        credits: QUOTE.credits,
+      });
+      const made = await first.admin.query("SELECT id FROM sessions WHERE account_id = $1", [accountId]);
+      assert.deepEqual(
+        made.rows.map((r: { id: string }) => r.id),
+        [kept.newSessionId],
+        "the search to delete",
+      );
+
+      await first.h.close();
+      await first.store.close();
+      assert.equal(own.length, 1);
+      assert.equal(own[0]!.outcome, "kept");
+      assert.match(own[0]!.reason ?? "", /the next store opened on .*in-doubt settles it/);
+      assert.ok(existsSync(file), "still on disk after the store closed");
+
+      // The database is back; the next process opens its store on the same data directory.
+      await first.proxy.restore();
+      const nextReports: LostCallReport[] = [];
+      next = await PostgresStore.open(process.env.DATABASE_URL!, {
+        schema: first.schema,
+        lostCallProbeMs: 100,
+        onLostCall: (report) => nextReports.push(report),
+        inDoubtDir,
+      });
+      assert.equal(next.unresolvedCalls, 1, "it took the call from the journal");
+      await next.migrate();
+      await until("the kept call to be settled", () => next!.unresolvedCalls === 0, 10_000);
+      assert.deepEqual(nextReports, [
+        { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
+      ]);
+      assert.equal((await ledgerByRequest(first.admin, accountId)).size, 0, "its ledger row is gone");
+      assert.equal((await next.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      const sessions = await first.admin.query(
+        "SELECT COUNT(*)::int AS n FROM sessions WHERE account_id = $1",
+        [accountId],
+      );
+      assert.equal(sessions.rows[0].n, 0, "the search it made is gone");
+      assert.equal(existsSync(file), false, "and its file");
+    } finally {
+      await next?.close();
+      await first.proxy.restore();
+      await first.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("a call that cannot be kept on disk is still settled while the process runs, and said so when it stops", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const own: LostCallReport[] = [];
+    const other = await startProxiedPostgres("t_lost_nodisk", {
+      commitOutcomeWaitMs: WAIT_MS,
+      lostCallProbeMs: 100,
+      onLostCall: (report) => own.push(report),
+      inDoubtDir: join(dataDir, "in-doubt"),
+    });
+    // Once running, the journal's directory cannot be made: a file is in the way.
+    writeFileSync(join(dataDir, "in-doubt"), "");
+    try {
+      const { key } = await other.h.account("load");
+      for (const round of ["settled", "closed"]) {
+        other.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void other.proxy.cut("refuse") });
+        const o = await timedCall(other.h.url, key, QUOTE);
+        assert.equal(o.status, 503, fmt(o));
+        if (round === "settled") {
+          await other.proxy.restore();
+          await until("the call to be settled", () => other.store.unresolvedCalls === 0, 10_000);
+          assert.equal(own.at(-1)?.outcome, "undone", JSON.stringify(own));
+          assert.equal(own.at(-1)?.reason, undefined);
+        } else {
+          await other.h.close();
+          await other.store.close();
+          assert.equal(own.at(-1)?.outcome, "unresolved");
+          assert.match(
+            own.at(-1)?.reason ?? "",
+            /^the store closed before the database answered \(it could not be kept on disk: EEXIST: .*in-doubt.\)$/,
+          );
+        }
+      }
+    } finally {
+      await other.proxy.restore();
+      await other.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

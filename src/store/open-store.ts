@@ -26,6 +26,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
         ...(options.onLostCall === undefined ? {} : { onLostCall: options.onLostCall }),
+        // Calls answered 503 with their outcome unknown outlive this process here (in-doubt.ts).
+        inDoubtDir: join(options.dataDir, "in-doubt"),
       })
     : SqliteStore.open(join(options.dataDir, "quarry.db"), {
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),

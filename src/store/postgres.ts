@@ -5,6 +5,7 @@
  */
 import pg from "pg";
 import { ApiError } from "../errors.ts";
+import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
   bound,
@@ -56,22 +57,30 @@ export interface PostgresOpenOptions {
   lostCallProbeMs?: number;
   /** Told what became of each call answered "not known" (the server logs it). */
   onLostCall?: (report: LostCallReport) => void;
+  /**
+   * Directory where calls answered "not known" are kept until settled (in-doubt.ts), so that a stop
+   * of the process does not lose them; the store opened next on it settles what is left. Unset:
+   * memory only.
+   */
+  inDoubtDir?: string;
 }
 
 /**
  * What became of a call that was answered 503 because the reply to its COMMIT was lost and the
  * database stayed away: "not saved" (its transaction rolled back; nothing to do), "undone" (it
  * had committed: its ledger row is deleted, its credits given back, a new search deleted and a
- * follow-up's session put back as it was), or "unresolved" (the store closed first, or the
- * database no longer knows the transaction: an operator has to check this ledger row by hand).
+ * follow-up's session put back as it was), "kept" (the store closed first; the call is on disk in
+ * `inDoubtDir` and the next store opened on it settles it), or "unresolved" (the store closed first
+ * with nowhere to keep it, or the database no longer knows the transaction, or the undo failed: an
+ * operator has to check this ledger row by hand).
  */
 export interface LostCallReport {
-  outcome: "not saved" | "undone" | "unresolved";
+  outcome: "not saved" | "undone" | "kept" | "unresolved";
   requestId: string;
   ledgerId: string;
   accountId: string;
   credits: number;
-  /** Why it is unresolved. */
+  /** Why it is kept or unresolved. */
   reason?: string;
 }
 
@@ -123,12 +132,30 @@ const OUTCOME_PROBE_EVERY_MS = 200;
 /** How often calls answered "not known" are asked about again, until the database answers. */
 export const LOST_CALL_PROBE_MS = 1000;
 
-/** A call answered 503 "not known": its transaction, and what is needed to undo it. */
-interface LostCall {
-  xid: string;
-  op: CommitOp;
-  /** The account's period when the call was charged: its credits are given back only within it. */
-  periodEnd: number | null;
+/** What settling a call answered "not known" needs, taken from its CommitOp. */
+function inDoubt(op: CommitOp, xid: string, periodEnd: number | null, schema: string | null): InDoubtCall {
+  const { ledger, newSession, sessionUpdate } = op;
+  return {
+    xid,
+    schema,
+    periodEnd,
+    ledger: {
+      id: ledger.id,
+      requestId: ledger.requestId,
+      accountId: ledger.accountId,
+      credits: ledger.credits,
+    },
+    newSessionId: newSession?.session.id ?? null,
+    update: sessionUpdate?.previous
+      ? {
+          id: sessionUpdate.id,
+          state: sessionUpdate.state,
+          previousQuery: sessionUpdate.previous.query,
+          previousState: sessionUpdate.previous.state,
+          recordIds: sessionUpdate.records.map((r) => r.id),
+        }
+      : null,
+  };
 }
 
 /** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
@@ -178,7 +205,9 @@ export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly keyCache: KeyCache;
   /** Calls answered "not known", by transaction id, until the database says what became of them. */
-  private readonly lostCalls = new Map<string, LostCall>();
+  private readonly lostCalls = new Map<string, InDoubtCall>();
+  /** Those of lostCalls that could not be written to the journal, and why. */
+  private readonly notKept = new Map<string, string>();
   private lostCallTimer: NodeJS.Timeout | undefined;
   /** The pass over lostCalls under way, if any (one at a time). */
   private settling: Promise<void> | null = null;
@@ -189,6 +218,8 @@ export class PostgresStore implements Store {
     private readonly commitOutcomeWaitMs: number,
     private readonly lostCallProbeMs: number,
     private readonly onLostCall: (report: LostCallReport) => void,
+    private readonly schema: string | null,
+    private readonly journal: InDoubtJournal | null,
   ) {
     this.keyCache = keyCache;
     this.pool = pool;
@@ -221,18 +252,22 @@ export class PostgresStore implements Store {
       options.commitOutcomeWaitMs ?? COMMIT_OUTCOME_WAIT_MS,
       options.lostCallProbeMs ?? LOST_CALL_PROBE_MS,
       options.onLostCall ?? (() => {}),
+      schema ?? null,
+      options.inDoubtDir === undefined ? null : new InDoubtJournal(options.inDoubtDir),
     );
-    if (schema !== undefined) {
-      try {
+    try {
+      if (schema !== undefined) {
         // Under the migration lock: CREATE SCHEMA IF NOT EXISTS races with itself across processes.
         await store.transaction(async (client) => {
           await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
           await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         });
-      } catch (error) {
-        await pool.end().catch(() => {});
-        throw error;
       }
+      // Calls left in doubt by an earlier process: asked about once migrate() has run.
+      for (const call of (await store.journal?.load(store.schema)) ?? []) store.lostCalls.set(call.xid, call);
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw error;
     }
     return store;
   }
@@ -326,6 +361,7 @@ export class PostgresStore implements Store {
         ]);
       }
     });
+    if (this.lostCalls.size > 0) this.probeLostCalls();
   }
 
   ping(): Promise<void> {
@@ -341,9 +377,21 @@ export class PostgresStore implements Store {
     // reported for an operator.
     await this.settling;
     if (this.lostCalls.size > 0 && !this.pool.ended) await this.settleLostCalls();
-    for (const call of this.lostCalls.values())
-      this.report(call, "unresolved", "the store closed before the database answered");
+    for (const call of this.lostCalls.values()) {
+      const notKept = this.notKept.get(call.xid);
+      if (this.journal && notKept === undefined) {
+        this.report(
+          call,
+          "kept",
+          `the store closed before the database answered; the next store opened on ${this.journal.dir} settles it`,
+        );
+      } else {
+        const why = notKept === undefined ? "" : ` (it could not be kept on disk: ${notKept})`;
+        this.report(call, "unresolved", `the store closed before the database answered${why}`);
+      }
+    }
     this.lostCalls.clear();
+    this.notKept.clear();
     if (!this.pool.ended) await this.pool.end();
   }
 
@@ -549,8 +597,9 @@ export class PostgresStore implements Store {
         if (outcome === "committed") return written;
         if (outcome === "aborted") throw cause;
         // The caller is told it failed, so it must not stay charged: once the database answers,
-        // a call that did commit is undone (settleLostCalls).
-        this.watchLostCall({ xid: written.xid, op, periodEnd: written.row.periodEnd });
+        // a call that did commit is undone (settleLostCalls). Kept on disk first, if the store has
+        // a journal, so that a stop of this process does not lose it.
+        await this.watchLostCall(inDoubt(op, written.xid, written.row.periodEnd, this.schema));
         throw new ApiError(
           "service_unavailable",
           "The database stopped answering while this call was being saved.",
@@ -566,16 +615,53 @@ export class PostgresStore implements Store {
     return row;
   }
 
-  private watchLostCall(call: LostCall): void {
+  private async watchLostCall(call: InDoubtCall): Promise<void> {
+    // On disk before a settling pass can see it, so the pass cannot remove the file before it exists.
+    if (this.journal) {
+      try {
+        await this.journal.add(call);
+      } catch (error) {
+        // Still asked about while this process runs; reported "unresolved" if it stops first.
+        this.notKept.set(call.xid, (error as Error).message);
+      }
+    }
     this.lostCalls.set(call.xid, call);
+    this.probeLostCalls();
+  }
+
+  private probeLostCalls(): void {
     if (this.lostCallTimer === undefined) {
       this.lostCallTimer = setInterval(() => void this.settleLostCalls(), this.lostCallProbeMs);
       this.lostCallTimer.unref();
     }
   }
 
-  private report(call: LostCall, outcome: LostCallReport["outcome"], reason?: string): void {
-    const { ledger } = call.op;
+  /** A call is settled one way or another: out of memory, and off disk (or set aside for an operator). */
+  private async forget(
+    call: InDoubtCall,
+    outcome: LostCallReport["outcome"],
+    reason?: string,
+  ): Promise<void> {
+    this.lostCalls.delete(call.xid);
+    const wasKept = this.journal !== null && !this.notKept.delete(call.xid);
+    let why = reason;
+    if (wasKept) {
+      try {
+        if (outcome === "unresolved") {
+          await this.journal!.setAside(call);
+          why = `${reason}; its file: ${this.journal!.unresolvedFile(call)}`;
+        } else {
+          await this.journal!.remove(call);
+        }
+      } catch (error) {
+        why = `${reason ?? outcome}; its file ${this.journal!.dir} could not be updated: ${(error as Error).message}`;
+      }
+    }
+    this.report(call, outcome, why);
+  }
+
+  private report(call: InDoubtCall, outcome: LostCallReport["outcome"], reason?: string): void {
+    const { ledger } = call;
     this.onLostCall({
       outcome,
       requestId: ledger.requestId,
@@ -617,16 +703,14 @@ export class PostgresStore implements Store {
           } catch (error) {
             if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable"))
               return;
-            this.lostCalls.delete(call.xid);
-            this.report(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
+            await this.forget(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
             continue;
           }
-          this.lostCalls.delete(call.xid);
-          this.report(call, "undone");
+          await this.forget(call, "undone");
+        } else if (status === "aborted") {
+          await this.forget(call, "not saved");
         } else {
-          this.lostCalls.delete(call.xid);
-          if (status === "aborted") this.report(call, "not saved");
-          else this.report(call, "unresolved", failure);
+          await this.forget(call, "unresolved", failure);
         }
       }
     } finally {
@@ -644,29 +728,26 @@ export class PostgresStore implements Store {
    * and a follow-up's session gets its previous query and state back unless a later call has
    * moved it on since (then the records that later call may page through stay too).
    */
-  private async undo({ op, periodEnd }: LostCall): Promise<void> {
+  private async undo({ ledger, periodEnd, newSessionId, update }: InDoubtCall): Promise<void> {
     await this.transaction(async (client) => {
-      const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [op.ledger.id]);
+      const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [ledger.id]);
       if ((gone.rowCount ?? 0) === 0) return;
       const credits = num((gone.rows[0] as Raw).credits);
       if (credits > 0) {
         await client.query(
           "UPDATE accounts SET credits_used = credits_used - $2 WHERE id = $1 AND period_end IS NOT DISTINCT FROM $3::bigint",
-          [op.ledger.accountId, credits, periodEnd],
+          [ledger.accountId, credits, periodEnd],
         );
       }
       // Records go with their session (ON DELETE CASCADE).
-      if (op.newSession) await client.query("DELETE FROM sessions WHERE id = $1", [op.newSession.session.id]);
-      const update = op.sessionUpdate;
-      if (update?.previous) {
+      if (newSessionId !== null) await client.query("DELETE FROM sessions WHERE id = $1", [newSessionId]);
+      if (update) {
         const restored = await client.query(
           "UPDATE sessions SET query = $2::jsonb, state = $3::jsonb WHERE id = $1 AND state = $4::jsonb",
-          [update.id, jsonb(update.previous.query), jsonb(update.previous.state), jsonb(update.state)],
+          [update.id, jsonb(update.previousQuery), jsonb(update.previousState), jsonb(update.state)],
         );
-        if ((restored.rowCount ?? 0) > 0 && update.records.length > 0) {
-          await client.query("DELETE FROM records WHERE id = ANY($1::text[])", [
-            update.records.map((r) => r.id),
-          ]);
+        if ((restored.rowCount ?? 0) > 0 && update.recordIds.length > 0) {
+          await client.query("DELETE FROM records WHERE id = ANY($1::text[])", [update.recordIds]);
         }
       }
     });

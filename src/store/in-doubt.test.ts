@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { type InDoubtCall, InDoubtJournal, parseInDoubt } from "./in-doubt.ts";
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+  dirs.push(dir);
+  return join(dir, "in-doubt");
+}
+
+function call(n: number, schema: string | null = null): InDoubtCall {
+  return {
+    xid: String(1000 + n),
+    schema,
+    periodEnd: n % 2 === 0 ? null : 1_790_000_000_000,
+    ledger: { id: `led_${n}`, requestId: `req_${n}`, accountId: "acc_1", credits: n },
+    newSessionId: n % 2 === 0 ? `s_${n}` : null,
+    update:
+      n % 2 === 0
+        ? null
+        : {
+            id: "s_old",
+            state: { page: 2 },
+            previousQuery: { q: "tea" },
+            previousState: { page: 1 },
+            recordIds: ["r_1", "r_2"],
+          },
+  };
+}
+
+test("a kept call reads back as written; removing it leaves nothing", async () => {
+  const dir = freshDir();
+  const journal = new InDoubtJournal(dir);
+  assert.deepEqual(await journal.load(null), [], "no directory yet: nothing kept, nothing created");
+  assert.equal(existsSync(dir), false);
+  await journal.add(call(1));
+  await journal.add(call(2));
+  assert.deepEqual(
+    readdirSync(dir).sort(),
+    ["led_1.json", "led_2.json"],
+    "one file per call, no temporary left",
+  );
+  assert.deepEqual(await journal.load(null), [call(1), call(2)]);
+  await journal.remove(call(1));
+  await journal.remove(call(1)); // another store removed it first: fine
+  assert.deepEqual(await journal.load(null), [call(2)]);
+});
+
+test("each store takes only the calls of its own schema", async () => {
+  const journal = new InDoubtJournal(freshDir());
+  await journal.add(call(1, "t_a"));
+  await journal.add(call(2, "t_b"));
+  await journal.add(call(3));
+  assert.deepEqual(await journal.load("t_a"), [call(1, "t_a")]);
+  assert.deepEqual(await journal.load("t_b"), [call(2, "t_b")]);
+  assert.deepEqual(await journal.load(null), [call(3)]);
+});
+
+test("a call set aside goes to unresolved/ and is not loaded again", async () => {
+  const dir = freshDir();
+  const journal = new InDoubtJournal(dir);
+  await journal.add(call(1));
+  await journal.setAside(call(1));
+  assert.deepEqual(await journal.load(null), []);
+  assert.equal(journal.unresolvedFile(call(1)), join(dir, "unresolved", "led_1.json"));
+  assert.deepEqual(JSON.parse(readFileSync(journal.unresolvedFile(call(1)), "utf8")), call(1));
+});
+
+test("files that are not calls are moved aside, not taken and not lost", async () => {
+  const dir = freshDir();
+  const journal = new InDoubtJournal(dir);
+  await journal.add(call(1));
+  writeFileSync(join(dir, "torn.json"), '{"xid": "12');
+  // A valid call under another name: its name would not be the one removed once settled.
+  writeFileSync(join(dir, "renamed.json"), JSON.stringify(call(2)));
+  writeFileSync(join(dir, "notes.txt"), "left alone");
+  assert.deepEqual(await journal.load(null), [call(1)]);
+  assert.deepEqual(readdirSync(join(dir, "unresolved")).sort(), ["renamed.json", "torn.json"]);
+  assert.ok(existsSync(join(dir, "notes.txt")));
+});
+
+test("parseInDoubt refuses what this version did not write", () => {
+  const good = call(1);
+  assert.deepEqual(parseInDoubt(JSON.stringify(good)), good);
+  const broken: unknown[] = [
+    { ...good, xid: 12 },
+    { ...good, xid: "12; DROP" },
+    { ...good, ledger: { ...good.ledger, id: "../../etc/passwd" } },
+    { ...good, ledger: { ...good.ledger, credits: 1.5 } },
+    { ...good, periodEnd: "soon" },
+    { ...good, update: { ...good.update, recordIds: [1] } },
+    { ...good, update: { id: "s", recordIds: [] } },
+    [],
+  ];
+  for (const v of broken) assert.equal(parseInDoubt(JSON.stringify(v)), null, JSON.stringify(v));
+  assert.equal(parseInDoubt("not json"), null);
+});
+
+test("a ledger id that could escape the directory is refused when writing", async () => {
+  const journal = new InDoubtJournal(freshDir());
+  const bad = { ...call(1), ledger: { ...call(1).ledger, id: "../x" } };
+  await assert.rejects(journal.add(bad), /unexpected ledger id/);
+});
