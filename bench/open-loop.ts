@@ -24,10 +24,18 @@ export interface OpenLoopSpec extends Pick<LoadSpec, "cpuOf"> {
   warmup: number;
 }
 
-async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, record: boolean) {
-  const samples = new Samples();
-  const statuses: Record<string, number> = {};
-  let errors = 0;
+/** What the measured phases of one side add up to. */
+interface Tally {
+  samples: Samples;
+  statuses: Record<string, number>;
+  errors: number;
+  seconds: number;
+}
+
+const newTally = (): Tally => ({ samples: new Samples(), statuses: {}, errors: 0, seconds: 0 });
+
+/** Run `seconds` of the schedule; with a tally, its responses are recorded into it. */
+async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, tally: Tally | null): Promise<void> {
   const total = Math.round(spec.rate * seconds);
   const intervalMs = 1000 / spec.rate;
   const started = performance.now();
@@ -39,13 +47,13 @@ async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, record: bo
       .request({ method: "POST", path: spec.path, body: spec.body, headers })
       .then(async (res) => {
         await res.body.dump();
-        if (!record) return;
-        samples.push(performance.now() - scheduledAt);
+        if (!tally) return;
+        tally.samples.push(performance.now() - scheduledAt);
         const k = String(res.statusCode);
-        statuses[k] = (statuses[k] ?? 0) + 1;
+        tally.statuses[k] = (tally.statuses[k] ?? 0) + 1;
       })
       .catch(() => {
-        errors++;
+        if (tally) tally.errors++;
       })
       .finally(() => inflight.delete(p));
     inflight.add(p);
@@ -64,17 +72,54 @@ async function phase(pool: Pool, spec: OpenLoopSpec, seconds: number, record: bo
     tick();
   });
   await Promise.all(inflight);
-  return { samples, statuses, errors, seconds: (performance.now() - started) / 1000 };
+  if (tally) tally.seconds += (performance.now() - started) / 1000;
 }
 
-export async function runOpenLoop(spec: OpenLoopSpec): Promise<LoadResult> {
-  const pool = new Pool(spec.url, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+const openPool = (spec: OpenLoopSpec) =>
+  new Pool(spec.url, { connections: spec.connections, pipelining: 1, keepAliveTimeout: 30_000 });
+
+/**
+ * Several open-loop runs compared on a noisy host: after each one's warm-up, the measured time of
+ * each is cut into `rounds` slices run in turn (a, b, a, b, …), and each one's latencies are pooled
+ * over its slices. A stall of the host (another tenant, a burst of writeback) then lands on every
+ * side alike instead of on whichever happened to be running, so their difference measures them
+ * and not the moment. CPU per response is summed over each one's slices.
+ */
+export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promise<LoadResult[]> {
+  const pools = specs.map(openPool);
   try {
-    if (spec.warmup > 0) await phase(pool, spec, spec.warmup, false);
-    const cpu = cpuMeter(spec.cpuOf);
-    const { samples, statuses, errors, seconds } = await phase(pool, spec, spec.duration, true);
-    return loadResult(spec, seconds, samples, statuses, errors, cpu(samples.count));
+    for (const [i, spec] of specs.entries())
+      if (spec.warmup > 0) await phase(pools[i]!, spec, spec.warmup, null);
+    const tallies = specs.map(newTally);
+    const cpu = specs.map(() => ({ main: 0, others: 0, driver: 0, measured: true }));
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, spec] of specs.entries()) {
+        const tally = tallies[i]!;
+        const before = tally.samples.count;
+        const meter = cpuMeter(spec.cpuOf);
+        await phase(pools[i]!, spec, spec.duration / rounds, tally);
+        const responses = tally.samples.count - before;
+        const used = meter(responses);
+        const sum = cpu[i]!;
+        if (!used) sum.measured = false;
+        else {
+          sum.main += used.main * responses;
+          sum.others += used.others * responses;
+          sum.driver += used.driver * responses;
+        }
+      }
+    }
+    return specs.map((spec, i) => {
+      const { samples, statuses, errors, seconds } = tallies[i]!;
+      const sum = cpu[i]!;
+      const n = samples.count;
+      const perResponse =
+        sum.measured && n > 0
+          ? { main: sum.main / n, others: sum.others / n, driver: sum.driver / n }
+          : undefined;
+      return loadResult(spec, seconds, samples, statuses, errors, perResponse);
+    });
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
 }

@@ -7,7 +7,7 @@
 import type autocannon from "autocannon";
 import { bearer, expectOk, pick, postJson } from "./http.ts";
 import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
-import { runOpenLoop } from "./open-loop.ts";
+import { runOpenLoops } from "./open-loop.ts";
 import type { BenchOptions } from "./options.ts";
 import type { ServerProcess } from "./server-process.ts";
 
@@ -17,6 +17,11 @@ const SEAFOOD = { category: "Seafood", num: 1 };
 /** 29 Seafood meals at one a page: 28 `more` calls return a record before a session is exhausted. */
 const PAGES_PER_SESSION = 28;
 const MCP_ACCEPT = "application/json, text/event-stream";
+/**
+ * The equal-load pair runs in this many alternating slices per side (open-loop.ts, runOpenLoops),
+ * so a stall of the host falls on both sides alike.
+ */
+const EQUAL_LOAD_ROUNDS = 4;
 
 export const MCP_BODY = {
   jsonrpc: "2.0",
@@ -109,27 +114,26 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     console.log(`  bare and execute at ${rate} req/s (open loop) ...`);
     const body = JSON.stringify(EXECUTE_BODY);
     results.push(
-      await runOpenLoop({
-        name: `bare@${rate}`,
-        url: server.bareUrl,
-        path: "/bare/recipes",
-        body,
-        rate,
-        ...common,
-      }),
-      await runOpenLoop({
-        name: `execute@${rate}`,
-        url: server.gatewayUrl,
-        path: EXECUTE_PATH,
-        body,
-        headers: auth,
-        rate,
-        ...common,
-      }),
+      ...(await runOpenLoops(
+        [
+          { name: `bare@${rate}`, url: server.bareUrl, path: "/bare/recipes", body, rate, ...common },
+          {
+            name: `execute@${rate}`,
+            url: server.gatewayUrl,
+            path: EXECUTE_PATH,
+            body,
+            headers: auth,
+            rate,
+            ...common,
+          },
+        ],
+        EQUAL_LOAD_ROUNDS,
+      )),
     );
     notes.push(
       `bare@${rate}, execute@${rate}: ${rate} req/s sent on a fixed schedule over ${common.connections} connections ` +
-        "(latency from each request's scheduled time; half of execute's saturation rate)",
+        "(latency from each request's scheduled time; half of execute's saturation rate), " +
+        `in ${EQUAL_LOAD_ROUNDS} alternating slices of ${common.duration / EQUAL_LOAD_ROUNDS} s each, latencies pooled per side`,
     );
   }
   if (wanted("more-local")) {
