@@ -17,6 +17,8 @@ import pg from "pg";
 import { randomBase62 } from "../src/ids.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { InDoubtJournal } from "../src/store/in-doubt.ts";
+import { openStore } from "../src/store/open-store.ts";
 import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
@@ -718,6 +720,58 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       await next?.close();
       await first.proxy.restore();
       await first.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("the server's store settles calls an earlier process left on disk; a tool's store leaves them alone", async () => {
+    // A call that committed while its caller got a 503, as an earlier process left it on disk.
+    const { key, accountId } = await db.h.account("load");
+    const o = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
+    const { xid } = (
+      await db.admin.query(
+        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
+        [ledgerId],
+      )
+    ).rows[0] as { xid: string };
+    const account = (await db.store.getAccount(accountId))!;
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const file = join(dataDir, "in-doubt", `${ledgerId}.json`);
+    await new InDoubtJournal(join(dataDir, "in-doubt")).add({
+      xid,
+      schema: db.schema,
+      periodEnd: account.periodEnd,
+      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
+      newSessionId: o.searchId!,
+      update: null,
+    });
+    const opened = { databaseUrl: process.env.DATABASE_URL!, dataDir, pgSchema: db.schema };
+    try {
+      // The CLI opens the store without a report sink: it must not settle calls nobody would hear of.
+      const tool = await openStore(opened);
+      assert.equal((tool as PostgresStore).unresolvedCalls, 0);
+      await tool.close();
+      assert.ok(existsSync(file), "left for the server");
+      assert.equal((await ledgerByRequest(db.admin, accountId)).get(o.requestId!), QUOTE.credits);
+
+      const reports: LostCallReport[] = [];
+      const server = (await openStore({ ...opened, onLostCall: (r) => reports.push(r) })) as PostgresStore;
+      try {
+        await until("the call left on disk to be settled", () => server.unresolvedCalls === 0, 10_000);
+      } finally {
+        await server.close();
+      }
+      assert.deepEqual(reports, [
+        { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
+      ]);
+      assert.equal((await ledgerByRequest(db.admin, accountId)).size, 0, "its ledger row is gone");
+      assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      const left = await db.admin.query("SELECT 1 FROM sessions WHERE id = $1", [o.searchId]);
+      assert.equal(left.rowCount, 0, "its search is gone");
+      assert.equal(existsSync(file), false, "and its file");
+    } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -16,7 +16,10 @@ export interface OpenStoreOptions {
   keyCacheTtlMs?: number;
   /** The server opens the embedded store exclusively (instance lock, holds in memory); tools do not. */
   exclusive?: boolean;
-  /** PostgreSQL: told what became of each call answered 503 with its outcome unknown (the server logs it). */
+  /**
+   * PostgreSQL: told what became of each call answered 503 with its outcome unknown (the server logs
+   * it). Given, the store also keeps such calls in `<dataDir>/in-doubt/` and settles those left there.
+   */
   onLostCall?: (report: LostCallReport) => void;
 }
 
@@ -25,9 +28,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     ? await PostgresStore.open(options.databaseUrl, {
         ...(options.pgSchema === undefined ? {} : { schema: options.pgSchema }),
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
-        ...(options.onLostCall === undefined ? {} : { onLostCall: options.onLostCall }),
-        // Calls answered 503 with their outcome unknown outlive this process here (in-doubt.ts).
-        inDoubtDir: join(options.dataDir, "in-doubt"),
+        // The server: calls answered 503 with their outcome unknown outlive its process in the data
+        // directory (in-doubt.ts), and it settles and logs those an earlier one left. Tools (the CLI)
+        // pass no onLostCall: they leave the journal alone rather than settle calls unlogged.
+        ...(options.onLostCall === undefined
+          ? {}
+          : { onLostCall: options.onLostCall, inDoubtDir: join(options.dataDir, "in-doubt") }),
       })
     : SqliteStore.open(join(options.dataDir, "quarry.db"), {
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
