@@ -25,7 +25,14 @@ import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
 import { ApiError, invalidRequest, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import { type AccountRow, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
+import {
+  type AccountRow,
+  type CommitOp,
+  MAX_SESSION_RECORDS,
+  type RecordRow,
+  type SessionRow,
+  type Store,
+} from "../store/types.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
@@ -186,6 +193,27 @@ export class SearchService {
 
   private expiry(): number {
     return this.deps.clock.now() + this.deps.config.sessionTtlSeconds * 1000;
+  }
+
+  /**
+   * A follow-up's change to its session: the new state (and query, for `update`), the records it
+   * adds, a fresh expiry, and the query and state it had before (PostgreSQL puts them back should
+   * it have to undo the call).
+   */
+  private sessionUpdate(
+    session: SessionRow,
+    state: SessionState,
+    records: RecordRow[],
+    query?: JsonObject,
+  ): NonNullable<CommitOp["sessionUpdate"]> {
+    return {
+      id: session.id,
+      ...(query === undefined ? {} : { query }),
+      state: stateJson(state),
+      expiresAt: this.expiry(),
+      records,
+      previous: { query: session.query, state: session.state },
+    };
   }
 
   /** Build the state and the visible slice for a fresh result set (execute or update). */
@@ -363,15 +391,7 @@ export class SearchService {
       async () => ({
         result: null,
         credits: 0,
-        persist: {
-          sessionUpdate: {
-            id: session.id,
-            state: stateJson(next),
-            expiresAt: this.expiry(),
-            records: [],
-            previous: before(session),
-          },
-        },
+        persist: { sessionUpdate: this.sessionUpdate(session, next, []) },
       }),
     );
     return this.executeResponse(cap, session.id, next, visible, billed.charged, billed.account);
@@ -406,15 +426,7 @@ export class SearchService {
           result: { next, rows },
           credits: page.credits,
           ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
-          persist: {
-            sessionUpdate: {
-              id: session.id,
-              state: stateJson(next),
-              expiresAt: this.expiry(),
-              records: rows,
-              previous: before(session),
-            },
-          },
+          persist: { sessionUpdate: this.sessionUpdate(session, next, rows) },
         };
       },
     );
@@ -449,16 +461,7 @@ export class SearchService {
           result: fresh,
           credits: page.credits,
           ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
-          persist: {
-            sessionUpdate: {
-              id: session.id,
-              query,
-              state: stateJson(fresh.state),
-              expiresAt: this.expiry(),
-              records: rows,
-              previous: before(session),
-            },
-          },
+          persist: { sessionUpdate: this.sessionUpdate(session, fresh.state, rows, query) },
         };
       },
     );
@@ -542,11 +545,6 @@ export class SearchService {
   ): RecordFollowUpResponse {
     return { record_id: recordId, action, detail, links, cached, charged_credits: charged, balance: balanceOf(account) };
   }
-}
-
-/** A session's query and state as they were before a follow-up (CommitOp.sessionUpdate.previous). */
-function before(session: SessionRow): { query: JsonObject; state: JsonObject } {
-  return { query: session.query, state: session.state };
 }
 
 /** Session state is stored as JSON; its fields are all JSON values. */

@@ -157,14 +157,12 @@ const SQL = {
 } as const;
 
 /**
- * Records are stored under slot = session seq * SLOTS_PER_SESSION + position (migration 003): a
- * session's records are one row-id range. Positions stay below SLOTS_PER_SESSION: the search
- * service refuses pages past MAX_SESSION_RECORDS, the table's CHECK backs it.
+ * Records are stored under slot = session seq * MAX_SESSION_RECORDS + position (migration 003): a
+ * session's records are one row-id range. Positions stay below MAX_SESSION_RECORDS: the search
+ * service refuses pages past it, the table's CHECK backs it.
  */
-export const SLOTS_PER_SESSION = MAX_SESSION_RECORDS;
-
 export function slotOf(sessionSeq: number, position: number): number {
-  return sessionSeq * SLOTS_PER_SESSION + position;
+  return sessionSeq * MAX_SESSION_RECORDS + position;
 }
 
 /** Statements of one connection, prepared on first use (tables exist only after migrate) and reused. */

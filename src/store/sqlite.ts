@@ -25,21 +25,21 @@ import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-
 import {
   isBusyCode,
   mapSqliteError,
-  SLOTS_PER_SESSION,
   Statements,
   type WriteOp,
   type WriterCommit,
 } from "./sqlite-writer.ts";
-import type {
-  AccountPatch,
-  AccountRow,
-  CommitOp,
-  KeyRow,
-  NewAccount,
-  RecordRow,
-  Reservation,
-  SessionRow,
-  Store,
+import {
+  type AccountPatch,
+  type AccountRow,
+  type CommitOp,
+  type KeyRow,
+  MAX_SESSION_RECORDS,
+  type NewAccount,
+  type RecordRow,
+  type Reservation,
+  type SessionRow,
+  type Store,
 } from "./types.ts";
 
 export interface SqliteOpenOptions {
@@ -81,8 +81,8 @@ function isBusy(error: unknown): boolean {
  * Parameters: from, to (offsets within the session's slots), search id. Exported for its plan test.
  */
 export const GET_RECORDS_SQL =
-  `SELECT r.* FROM sessions s JOIN records r ON r.slot >= s.seq * ${SLOTS_PER_SESSION} + ?` +
-  ` AND r.slot < s.seq * ${SLOTS_PER_SESSION} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
+  `SELECT r.* FROM sessions s JOIN records r ON r.slot >= s.seq * ${MAX_SESSION_RECORDS} + ?` +
+  ` AND r.slot < s.seq * ${MAX_SESSION_RECORDS} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
 
 const SQL = {
   migrationsTable:
@@ -111,9 +111,9 @@ const SQL = {
     " FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = ?",
 } as const;
 
-/** A position bound as an offset within a session's slots (0 ≤ p ≤ SLOTS_PER_SESSION), rounded up as PostgreSQL's store does. */
+/** A position bound as an offset within a session's slots (0 ≤ p ≤ MAX_SESSION_RECORDS), rounded up as PostgreSQL's store does. */
 function slotRange(position: number): number {
-  return Math.max(0, Math.min(SLOTS_PER_SESSION, Math.ceil(bound(position))));
+  return Math.max(0, Math.min(MAX_SESSION_RECORDS, Math.ceil(bound(position))));
 }
 
 /** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
