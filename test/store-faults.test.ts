@@ -239,6 +239,13 @@ async function ledgerByRequest(admin: pg.Pool, accountId: string): Promise<Map<s
   return byRequest;
 }
 
+/** The identity of the database behind a schema (migration 002), read around the proxy. */
+async function storeIdOf(admin: pg.Pool): Promise<string> {
+  const row = (await admin.query("SELECT id FROM store_identity")).rows as { id: string }[];
+  assert.equal(row.length, 1, "one identity per database");
+  return row[0]!.id;
+}
+
 /** The id of the ledger row a request wrote, read around the proxy. */
 async function ledgerIdOf(admin: pg.Pool, requestId: string): Promise<string> {
   const row = (await admin.query("SELECT id FROM ledger WHERE request_id = $1", [requestId])).rows[0] as
@@ -673,6 +680,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       const file = join(inDoubtDir, `${ledgerId}.json`);
       const kept = JSON.parse(readFileSync(file, "utf8"));
       assert.equal(kept.schema, first.schema);
+      assert.equal(kept.storeId, await storeIdOf(first.admin), "and the database it was written against");
       assert.deepEqual(kept.ledger, {
         id: ledgerId,
         requestId: o.requestId,
@@ -702,8 +710,8 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
         onLostCall: (report) => nextReports.push(report),
         inDoubtDir,
       });
-      assert.equal(next.unresolvedCalls, 1, "it took the call from the journal");
       await next.migrate();
+      assert.equal(next.unresolvedCalls, 1, "it took the call from the journal");
       await until("the kept call to be settled", () => next!.unresolvedCalls === 0, 10_000);
       assert.deepEqual(nextReports, [
         { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
@@ -742,6 +750,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     await new InDoubtJournal(join(dataDir, "in-doubt")).add({
       xid,
       schema: db.schema,
+      storeId: await storeIdOf(db.admin),
       periodEnd: account.periodEnd,
       ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
       newSessionId: o.searchId!,
@@ -771,6 +780,100 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       const left = await db.admin.query("SELECT 1 FROM sessions WHERE id = $1", [o.searchId]);
       assert.equal(left.rowCount, 0, "its search is gone");
       assert.equal(existsSync(file), false, "and its file");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("calls kept against another database stay on disk for it; this database's are settled by their ledger row", async () => {
+    // Two calls an earlier process left on disk for this schema: one written against this database
+    // (committed: its ledger row is here), one against another database that happens to use the
+    // same schema name (a DATA_DIR pointed at a different DATABASE_URL since).
+    const { key, accountId } = await db.h.account("load");
+    const o = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
+    const { xid } = (
+      await db.admin.query(
+        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
+        [ledgerId],
+      )
+    ).rows[0] as { xid: string };
+    const account = (await db.store.getAccount(accountId))!;
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const journal = new InDoubtJournal(join(dataDir, "in-doubt"));
+    const here = {
+      xid,
+      schema: db.schema,
+      storeId: await storeIdOf(db.admin),
+      periodEnd: account.periodEnd,
+      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
+      newSessionId: o.searchId!,
+      update: null,
+    };
+    // Its transaction id means nothing here (it is in this database's future): never asked about.
+    const elsewhere = {
+      ...here,
+      xid: "999999999999",
+      storeId: "another-database",
+      ledger: { id: "led_elsewhere", requestId: "req_elsewhere", accountId: "acct_elsewhere", credits: 5 },
+      newSessionId: null,
+    };
+    await journal.add(here);
+    await journal.add(elsewhere);
+    const reports: LostCallReport[] = [];
+    try {
+      const server = (await openStore({
+        databaseUrl: process.env.DATABASE_URL!,
+        dataDir,
+        pgSchema: db.schema,
+        onLostCall: (r) => reports.push(r),
+      })) as PostgresStore;
+      try {
+        await until("the call of this database to be settled", () => server.unresolvedCalls === 0, 10_000);
+      } finally {
+        await server.close();
+      }
+      assert.equal(reports.length, 2, JSON.stringify(reports));
+      const foreign = reports.find((r) => r.ledgerId === "led_elsewhere")!;
+      assert.equal(foreign.outcome, "kept");
+      assert.match(foreign.reason ?? "", /written against another database \(store another-database, this one is /);
+      assert.ok(existsSync(join(dataDir, "in-doubt", "led_elsewhere.json")), "left where it was, for its own database");
+      assert.equal(existsSync(join(dataDir, "in-doubt", "unresolved")), false, "not set aside either");
+      assert.deepEqual(
+        reports.find((r) => r.ledgerId === ledgerId),
+        { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
+      );
+      assert.equal((await ledgerByRequest(db.admin, accountId)).size, 0, "its ledger row is gone");
+      assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      assert.equal(existsSync(join(dataDir, "in-doubt", `${ledgerId}.json`)), false, "and its file");
+
+      // Settled twice (two stores sharing a directory both took it): the second finds no ledger row.
+      await journal.add(here);
+      const again: LostCallReport[] = [];
+      const second = (await openStore({
+        databaseUrl: process.env.DATABASE_URL!,
+        dataDir,
+        pgSchema: db.schema,
+        onLostCall: (r) => again.push(r),
+      })) as PostgresStore;
+      try {
+        await until("the repeated call to be settled", () => second.unresolvedCalls === 0, 10_000);
+      } finally {
+        await second.close();
+      }
+      assert.deepEqual(
+        again.find((r) => r.ledgerId === ledgerId),
+        {
+          outcome: "not saved",
+          requestId: o.requestId,
+          ledgerId,
+          accountId,
+          credits: QUOTE.credits,
+          reason: "its transaction committed, but its ledger row was already gone (undone before)",
+        },
+      );
+      assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "credits not given back twice");
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -15,10 +15,13 @@ function freshDir(): string {
   return join(dir, "in-doubt");
 }
 
-function call(n: number, schema: string | null = null): InDoubtCall {
+const STORE = "db-1";
+
+function call(n: number, schema: string | null = null, storeId: string | null = STORE): InDoubtCall {
   return {
     xid: String(1000 + n),
     schema,
+    storeId,
     periodEnd: n % 2 === 0 ? null : 1_790_000_000_000,
     ledger: { id: `led_${n}`, requestId: `req_${n}`, accountId: "acc_1", credits: n },
     newSessionId: n % 2 === 0 ? `s_${n}` : null,
@@ -38,7 +41,7 @@ function call(n: number, schema: string | null = null): InDoubtCall {
 test("a kept call reads back as written; removing it leaves nothing", async () => {
   const dir = freshDir();
   const journal = new InDoubtJournal(dir);
-  assert.deepEqual(await journal.load(null), [], "no directory yet: nothing kept, nothing created");
+  assert.deepEqual((await journal.load(null, STORE)).mine, [], "no directory yet: nothing kept, nothing created");
   assert.equal(existsSync(dir), false);
   await journal.add(call(1));
   await journal.add(call(2));
@@ -47,10 +50,10 @@ test("a kept call reads back as written; removing it leaves nothing", async () =
     ["led_1.json", "led_2.json"],
     "one file per call, no temporary left",
   );
-  assert.deepEqual(await journal.load(null), [call(1), call(2)]);
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(1), call(2)]);
   await journal.remove(call(1));
   await journal.remove(call(1)); // another store removed it first: fine
-  assert.deepEqual(await journal.load(null), [call(2)]);
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(2)]);
 });
 
 test("each store takes only the calls of its own schema", async () => {
@@ -58,9 +61,23 @@ test("each store takes only the calls of its own schema", async () => {
   await journal.add(call(1, "t_a"));
   await journal.add(call(2, "t_b"));
   await journal.add(call(3));
-  assert.deepEqual(await journal.load("t_a"), [call(1, "t_a")]);
-  assert.deepEqual(await journal.load("t_b"), [call(2, "t_b")]);
-  assert.deepEqual(await journal.load(null), [call(3)]);
+  assert.deepEqual((await journal.load("t_a", STORE)).mine, [call(1, "t_a")]);
+  assert.deepEqual((await journal.load("t_b", STORE)).mine, [call(2, "t_b")]);
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(3)]);
+});
+
+test("a store takes the calls of its own database; those of another stay on disk for it", async () => {
+  const dir = freshDir();
+  const journal = new InDoubtJournal(dir);
+  await journal.add(call(1));
+  await journal.add(call(2, null, "db-2"));
+  // Written before calls carried their database: taken by a store of the same schema.
+  const legacy = call(3, null, null);
+  const { storeId: _storeId, ...withoutStoreId } = legacy;
+  writeFileSync(join(dir, "led_3.json"), JSON.stringify(withoutStoreId));
+  assert.deepEqual(await journal.load(null, STORE), { mine: [call(1), legacy], foreign: [call(2, null, "db-2")] });
+  assert.deepEqual(await journal.load(null, "db-2"), { mine: [call(2, null, "db-2"), legacy], foreign: [call(1)] });
+  assert.deepEqual(readdirSync(dir).sort(), ["led_1.json", "led_2.json", "led_3.json"], "nothing moved or removed");
 });
 
 test("a call set aside goes to unresolved/ and is not loaded again", async () => {
@@ -68,7 +85,7 @@ test("a call set aside goes to unresolved/ and is not loaded again", async () =>
   const journal = new InDoubtJournal(dir);
   await journal.add(call(1));
   await journal.setAside(call(1));
-  assert.deepEqual(await journal.load(null), []);
+  assert.deepEqual((await journal.load(null, STORE)).mine, []);
   assert.equal(journal.unresolvedFile(call(1)), join(dir, "unresolved", "led_1.json"));
   assert.deepEqual(JSON.parse(readFileSync(journal.unresolvedFile(call(1)), "utf8")), call(1));
 });
@@ -81,7 +98,7 @@ test("files that are not calls are moved aside, not taken and not lost", async (
   // A valid call under another name: its name would not be the one removed once settled.
   writeFileSync(join(dir, "renamed.json"), JSON.stringify(call(2)));
   writeFileSync(join(dir, "notes.txt"), "left alone");
-  assert.deepEqual(await journal.load(null), [call(1)]);
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(1)]);
   assert.deepEqual(readdirSync(join(dir, "unresolved")).sort(), ["renamed.json", "torn.json"]);
   assert.ok(existsSync(join(dir, "notes.txt")));
 });
@@ -97,6 +114,7 @@ test("parseInDoubt refuses what this version did not write", () => {
     { ...good, periodEnd: "soon" },
     { ...good, update: { ...good.update, recordIds: [1] } },
     { ...good, update: { id: "s", recordIds: [] } },
+    { ...good, storeId: 7 },
     [],
   ];
   for (const v of broken) assert.equal(parseInDoubt(JSON.stringify(v)), null, JSON.stringify(v));

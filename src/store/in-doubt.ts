@@ -6,10 +6,10 @@
  *
  * One JSON file per call (`<ledger id>.json`), written before the 503 goes out (written to a
  * temporary name, fsynced, renamed, directory fsynced) and removed once the call is settled. A call
- * that cannot be settled automatically (the database no longer knows the transaction, the undo
- * failed) is moved to `unresolved/` for an operator; so is a file that cannot be read. Several stores
- * may share the directory: each only takes the files of its own schema, and settling is idempotent
- * (the undo keys on the ledger row, which only the first undo finds).
+ * that cannot be settled automatically (asking about its transaction failed, the undo failed) is
+ * moved to `unresolved/` for an operator; so is a file that cannot be read. Several stores may share
+ * the directory: each only takes the files of its own schema and database (`storeId`), and settling
+ * is idempotent (the undo keys on the ledger row, which only the first undo finds).
  */
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +20,11 @@ export interface InDoubtCall {
   xid: string;
   /** The PostgreSQL schema its store used (null: the connection's default search path). */
   schema: string | null;
+  /**
+   * The identity of the database it was written against (table store_identity); null in files
+   * written before there was one, which any store of the same schema takes.
+   */
+  storeId: string | null;
   /** The account's period when the call was charged: its credits are given back only within it. */
   periodEnd: number | null;
   ledger: { id: string; requestId: string; accountId: string; credits: number };
@@ -73,16 +78,21 @@ export class InDoubtJournal {
     await moveAside(this.dir, `${call.ledger.id}.json`);
   }
 
-  /** The calls kept for `schema`; unreadable files are moved to `unresolved/`. */
-  async load(schema: string | null): Promise<InDoubtCall[]> {
+  /**
+   * The calls kept for `schema` of the database `storeId` (`mine`), and those of `schema` written
+   * against another database (`foreign`: left where they are, for a store of that database).
+   * Unreadable files are moved to `unresolved/`.
+   */
+  async load(schema: string | null, storeId: string): Promise<{ mine: InDoubtCall[]; foreign: InDoubtCall[] }> {
     let names: string[];
     try {
       names = await readdir(this.dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { mine: [], foreign: [] };
       throw error;
     }
-    const calls: InDoubtCall[] = [];
+    const mine: InDoubtCall[] = [];
+    const foreign: InDoubtCall[] = [];
     for (const name of names.sort()) {
       if (!name.endsWith(".json")) continue;
       let call: InDoubtCall | null = null;
@@ -93,9 +103,9 @@ export class InDoubtJournal {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
       }
       if (call === null || `${call.ledger.id}.json` !== name) await moveAside(this.dir, name);
-      else if (call.schema === schema) calls.push(call);
+      else if (call.schema === schema) (call.storeId === null || call.storeId === storeId ? mine : foreign).push(call);
     }
-    return calls;
+    return { mine, foreign };
   }
 }
 
@@ -151,5 +161,6 @@ export function parseInDoubt(text: string): InDoubtCall | null {
         "state" in update &&
         "previousQuery" in update &&
         "previousState" in update));
-  return ok ? (v as unknown as InDoubtCall) : null;
+  if (!ok || !(v.storeId === undefined || v.storeId === null || isString(v.storeId))) return null;
+  return { ...(v as unknown as InDoubtCall), storeId: v.storeId ?? null };
 }

@@ -69,10 +69,12 @@ export interface PostgresOpenOptions {
  * What became of a call that was answered 503 because the reply to its COMMIT was lost and the
  * database stayed away: "not saved" (its transaction rolled back; nothing to do), "undone" (it
  * had committed: its ledger row is deleted, its credits given back, a new search deleted and a
- * follow-up's session put back as it was), "kept" (the store closed first; the call is on disk in
- * `inDoubtDir` and the next store opened on it settles it), or "unresolved" (the store closed first
- * with nowhere to keep it, or the database no longer knows the transaction, or the undo failed: an
- * operator has to check this ledger row by hand).
+ * follow-up's session put back as it was), "kept" (the store closed first, or the call was
+ * written against another database: the call is on disk in `inDoubtDir` and the next store opened
+ * on it and its database settles it), or "unresolved" (the store closed first with nowhere to keep
+ * it, or asking about its transaction failed, or the undo failed: an operator has to check this
+ * ledger row by hand). Once its transaction is over, whether the ledger row exists decides between
+ * "undone" and "not saved", also when the database is too old to tell (txid_status null).
  */
 export interface LostCallReport {
   outcome: "not saved" | "undone" | "kept" | "unresolved";
@@ -133,11 +135,18 @@ const OUTCOME_PROBE_EVERY_MS = 200;
 export const LOST_CALL_PROBE_MS = 1000;
 
 /** What settling a call answered "not known" needs, taken from its CommitOp. */
-function inDoubt(op: CommitOp, xid: string, periodEnd: number | null, schema: string | null): InDoubtCall {
+function inDoubt(
+  op: CommitOp,
+  xid: string,
+  periodEnd: number | null,
+  schema: string | null,
+  storeId: string | null,
+): InDoubtCall {
   const { ledger, newSession, sessionUpdate } = op;
   return {
     xid,
     schema,
+    storeId,
     periodEnd,
     ledger: {
       id: ledger.id,
@@ -206,6 +215,8 @@ export class PostgresStore implements Store {
   private readonly keyCache: KeyCache;
   /** Calls answered "not known", by transaction id, until the database says what became of them. */
   private readonly lostCalls = new Map<string, InDoubtCall>();
+  /** This database's identity (table store_identity), read by migrate(). */
+  private storeId: string | null = null;
   /** Those of lostCalls that could not be written to the journal, and why. */
   private readonly notKept = new Map<string, string>();
   private lostCallTimer: NodeJS.Timeout | undefined;
@@ -263,8 +274,6 @@ export class PostgresStore implements Store {
           await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         });
       }
-      // Calls left in doubt by an earlier process: asked about once migrate() has run.
-      for (const call of (await store.journal?.load(store.schema)) ?? []) store.lostCalls.set(call.xid, call);
     } catch (error) {
       await pool.end().catch(() => {});
       throw error;
@@ -361,6 +370,22 @@ export class PostgresStore implements Store {
         ]);
       }
     });
+    this.storeId = String((await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1"))!.id);
+    if (this.journal) {
+      // Calls left in doubt by an earlier process on this data directory. Those written against
+      // another database stay on disk for a store of that database: this one cannot tell what
+      // became of their transactions.
+      const { mine, foreign } = await this.journal.load(this.schema, this.storeId);
+      for (const call of mine) this.lostCalls.set(call.xid, call);
+      for (const call of foreign) {
+        this.report(
+          call,
+          "kept",
+          `it was written against another database (store ${call.storeId}, this one is ${this.storeId}); ` +
+            `left in ${this.journal.dir} for a store of that database`,
+        );
+      }
+    }
     if (this.lostCalls.size > 0) this.probeLostCalls();
   }
 
@@ -599,7 +624,7 @@ export class PostgresStore implements Store {
         // The caller is told it failed, so it must not stay charged: once the database answers,
         // a call that did commit is undone (settleLostCalls). Kept on disk first, if the store has
         // a journal, so that a stop of this process does not lose it.
-        await this.watchLostCall(inDoubt(op, written.xid, written.row.periodEnd, this.schema));
+        await this.watchLostCall(inDoubt(op, written.xid, written.row.periodEnd, this.schema, this.storeId));
         throw new ApiError(
           "service_unavailable",
           "The database stopped answering while this call was being saved.",
@@ -687,31 +712,29 @@ export class PostgresStore implements Store {
     try {
       for (const call of [...this.lostCalls.values()]) {
         let status: string | null;
-        let failure = "the database no longer knows the transaction";
         try {
           status = await this.txidStatus(call.xid);
         } catch (error) {
           if (isUnavailable(error)) return;
-          status = null;
-          failure = `asking about it failed: ${(error as Error).message}`;
+          await this.forget(call, "unresolved", `asking about its transaction failed: ${(error as Error).message}`);
+          continue;
         }
         // "in progress": the old connection's backend has not noticed yet that its client is gone.
         if (status === "in progress") continue;
-        if (status === "committed") {
-          try {
-            await this.undo(call);
-          } catch (error) {
-            if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable"))
-              return;
-            await this.forget(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
-            continue;
-          }
-          await this.forget(call, "undone");
-        } else if (status === "aborted") {
-          await this.forget(call, "not saved");
-        } else {
-          await this.forget(call, "unresolved", failure);
+        // Over ("committed", "aborted", or null: too old for the database to say, so long over):
+        // its ledger row, which only a committed call has, decides. The undo keys on that row.
+        let undone: boolean;
+        try {
+          undone = await this.undo(call);
+        } catch (error) {
+          if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable")) return;
+          await this.forget(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
+          continue;
         }
+        if (undone) await this.forget(call, "undone");
+        else if (status === "committed") {
+          await this.forget(call, "not saved", "its transaction committed, but its ledger row was already gone (undone before)");
+        } else await this.forget(call, "not saved");
       }
     } finally {
       if (this.lostCalls.size === 0 && this.lostCallTimer !== undefined) {
@@ -727,11 +750,12 @@ export class PostgresStore implements Store {
    * period (a new period started from 0 already), a search it created is deleted with its records,
    * and a follow-up's session gets its previous query and state back unless a later call has
    * moved it on since (then the records that later call may page through stay too).
+   * False when there was no ledger row: the call was not saved, or was undone before.
    */
-  private async undo({ ledger, periodEnd, newSessionId, update }: InDoubtCall): Promise<void> {
-    await this.transaction(async (client) => {
+  private async undo({ ledger, periodEnd, newSessionId, update }: InDoubtCall): Promise<boolean> {
+    return this.transaction(async (client) => {
       const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [ledger.id]);
-      if ((gone.rowCount ?? 0) === 0) return;
+      if ((gone.rowCount ?? 0) === 0) return false;
       const credits = num((gone.rows[0] as Raw).credits);
       if (credits > 0) {
         await client.query(
@@ -750,6 +774,7 @@ export class PostgresStore implements Store {
           await client.query("DELETE FROM records WHERE id = ANY($1::text[])", [update.recordIds]);
         }
       }
+      return true;
     });
   }
 
