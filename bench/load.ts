@@ -60,8 +60,8 @@ function once(options: autocannon.Options, onResponse?: (status: number, ms: num
   });
 }
 
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const base: autocannon.Options = {
+function baseOptions(spec: LoadSpec): autocannon.Options {
+  return {
     url: spec.url,
     connections: spec.connections,
     requests: spec.requests,
@@ -69,6 +69,10 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     ...(spec.initialContext ? { initialContext: spec.initialContext } : {}),
     ...(spec.rate === undefined ? {} : { overallRate: spec.rate }),
   };
+}
+
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const base = baseOptions(spec);
   if (spec.warmup > 0) await once({ ...base, duration: spec.warmup });
 
   const samples = new Samples();
@@ -92,6 +96,56 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     if (timer) clearInterval(timer);
   }
   return loadResult(spec, result.duration, samples, statuses, result.errors, cpu(samples.count));
+}
+
+/**
+ * Several closed-loop runs compared on a noisy host, as runOpenLoops does for open loops: after
+ * each one's warm-up, the measured time of each is cut into `rounds` slices run in turn (a, b, a,
+ * b, …; whole seconds each), and responses, latencies and CPU are summed over each one's slices. The host's speed moves
+ * by 10-20% over tens of seconds here, so two runs one after the other compare two moments as much
+ * as two servers; in turns, a slow spell falls on both. (`onMeasureStart` and `onTick` are not
+ * taken: they belong to single runs.)
+ */
+export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadResult[]> {
+  // autocannon ends a run on its one-second tick, so slices are whole seconds.
+  const slice = (spec: LoadSpec) => Math.max(1, Math.round(spec.duration / rounds));
+  for (const spec of specs) if (spec.warmup > 0) await once({ ...baseOptions(spec), duration: spec.warmup });
+  const tallies = specs.map(() => ({
+    samples: new Samples(),
+    statuses: {} as Record<string, number>,
+    errors: 0,
+    seconds: 0,
+    cpu: { main: 0, others: 0, driver: 0 } as CpuPerResponse | undefined,
+  }));
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, spec] of specs.entries()) {
+      const tally = tallies[i]!;
+      const before = tally.samples.count;
+      const meter = cpuMeter(spec.cpuOf);
+      const result = await once({ ...baseOptions(spec), duration: slice(spec) }, (status, ms) => {
+        tally.samples.push(ms);
+        const k = String(status);
+        tally.statuses[k] = (tally.statuses[k] ?? 0) + 1;
+      });
+      const responses = tally.samples.count - before;
+      tally.seconds += result.duration;
+      tally.errors += result.errors;
+      const used = meter(responses);
+      if (!used || !tally.cpu) tally.cpu = undefined;
+      else {
+        tally.cpu.main += used.main * responses;
+        tally.cpu.others += used.others * responses;
+        tally.cpu.driver += used.driver * responses;
+      }
+    }
+  }
+  return specs.map((spec, i) => {
+    const { samples, statuses, errors, seconds, cpu } = tallies[i]!;
+    const n = samples.count;
+    const perResponse =
+      cpu && n > 0 ? { main: cpu.main / n, others: cpu.others / n, driver: cpu.driver / n } : undefined;
+    return loadResult(spec, seconds, samples, statuses, errors, perResponse);
+  });
 }
 
 /** The figures of one measured run, whichever generator drove it. */

@@ -6,7 +6,7 @@
  */
 import type autocannon from "autocannon";
 import { bearer, expectOk, pick, postJson } from "./http.ts";
-import { type LoadResult, type LoadSpec, runLoad } from "./load.ts";
+import { type LoadResult, type LoadSpec, runLoad, runLoads } from "./load.ts";
 import { runOpenLoops } from "./open-loop.ts";
 import type { BenchOptions } from "./options.ts";
 import type { ServerProcess } from "./server-process.ts";
@@ -22,6 +22,8 @@ const MCP_ACCEPT = "application/json, text/event-stream";
  * so a stall of the host falls on both sides alike.
  */
 const EQUAL_LOAD_ROUNDS = 4;
+/** The saturated bare/execute pair, likewise (load.ts, runLoads): its ratio is the target figure. */
+const PAIR_ROUNDS = 5;
 
 export const MCP_BODY = {
   jsonrpc: "2.0",
@@ -80,28 +82,32 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     throw new Error("execute did not find the one recorded meal");
 
   const wanted = (name: string) => options.only === undefined || options.only.has(name);
-  if (wanted("bare")) {
+  const bareSpec: LoadSpec = {
+    name: "bare",
+    url: server.bareUrl,
+    requests: [post("/bare/recipes", EXECUTE_BODY)],
+    ...common,
+  };
+  const executeSpec: LoadSpec = {
+    name: "execute",
+    url: server.gatewayUrl,
+    requests: [post(EXECUTE_PATH, EXECUTE_BODY)],
+    headers: auth,
+    ...common,
+  };
+  if (wanted("bare") && wanted("execute")) {
+    console.log(`  bare and execute, saturated, in ${PAIR_ROUNDS} alternating slices ...`);
+    results.push(...(await runLoads([bareSpec, executeSpec], PAIR_ROUNDS)));
+    notes.push(
+      `bare, execute: in ${PAIR_ROUNDS} alternating slices of ${Math.max(1, Math.round(common.duration / PAIR_ROUNDS))} s each ` +
+        "(bare, execute, bare, …), responses and latencies pooled per side",
+    );
+  } else if (wanted("bare")) {
     console.log("  bare ...");
-    results.push(
-      await runLoad({
-        name: "bare",
-        url: server.bareUrl,
-        requests: [post("/bare/recipes", EXECUTE_BODY)],
-        ...common,
-      }),
-    );
-  }
-  if (wanted("execute")) {
+    results.push(await runLoad(bareSpec));
+  } else if (wanted("execute")) {
     console.log("  execute ...");
-    results.push(
-      await runLoad({
-        name: "execute",
-        url: server.gatewayUrl,
-        requests: [post(EXECUTE_PATH, EXECUTE_BODY)],
-        headers: auth,
-        ...common,
-      }),
-    );
+    results.push(await runLoad(executeSpec));
   }
   // Latency added per request, free of saturation queueing: bare and execute under the same
   // open-loop load (half of execute's saturation rate, so neither is saturated), 50 connections.
