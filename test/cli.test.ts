@@ -316,6 +316,12 @@ describe("quarry CLI", () => {
     await ok("keys", "revoke", keyId);
   });
 
+  test("in-doubt: none on the embedded store; settling needs PostgreSQL", async () => {
+    assert.equal(await ok("in-doubt", "list"), `No calls in doubt in ${join(dataDir, "in-doubt")}.\n`);
+    assert.deepEqual(await okJson("in-doubt", "list"), []);
+    await fails(/calls in doubt are kept only with DATABASE_URL \(PostgreSQL\)/, "in-doubt", "settle");
+  });
+
   test("bad input exits 1 with one clear line", async () => {
     // Independent read-only or refused calls: run them side by side to keep the suite quick.
     await Promise.all([

@@ -17,6 +17,7 @@ import pg from "pg";
 import { randomBase62 } from "../src/ids.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { runCli } from "../src/cli/run.ts";
 import { InDoubtJournal } from "../src/store/in-doubt.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
@@ -837,8 +838,14 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       assert.equal(reports.length, 2, JSON.stringify(reports));
       const foreign = reports.find((r) => r.ledgerId === "led_elsewhere")!;
       assert.equal(foreign.outcome, "kept");
-      assert.match(foreign.reason ?? "", /written against another database \(store another-database, this one is /);
-      assert.ok(existsSync(join(dataDir, "in-doubt", "led_elsewhere.json")), "left where it was, for its own database");
+      assert.match(
+        foreign.reason ?? "",
+        /written against another database \(store another-database, this one is /,
+      );
+      assert.ok(
+        existsSync(join(dataDir, "in-doubt", "led_elsewhere.json")),
+        "left where it was, for its own database",
+      );
       assert.equal(existsSync(join(dataDir, "in-doubt", "unresolved")), false, "not set aside either");
       assert.deepEqual(
         reports.find((r) => r.ledgerId === ledgerId),
@@ -874,6 +881,98 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
         },
       );
       assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "credits not given back twice");
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("quarry in-doubt settle: an operator settles calls now, those set aside included", async () => {
+    // A committed call an earlier process set aside, and one whose transaction rolled back.
+    const { key, accountId } = await db.h.account("load");
+    const o = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
+    const { xid } = (
+      await db.admin.query(
+        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
+        [ledgerId],
+      )
+    ).rows[0] as { xid: string };
+    const client = await db.admin.connect();
+    let rolledBack: string;
+    try {
+      await client.query("BEGIN");
+      rolledBack = ((await client.query("SELECT txid_current()::text AS xid")).rows[0] as { xid: string })
+        .xid;
+      await client.query("ROLLBACK");
+    } finally {
+      client.release();
+    }
+    const account = (await db.store.getAccount(accountId))!;
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const dir = join(dataDir, "in-doubt");
+    const journal = new InDoubtJournal(dir);
+    const saved = {
+      xid,
+      schema: null, // the CLI's store uses the connection's search path, as a server does
+      storeId: await storeIdOf(db.admin),
+      periodEnd: account.periodEnd,
+      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
+      newSessionId: o.searchId!,
+      update: null,
+    };
+    const notSaved = {
+      ...saved,
+      xid: rolledBack,
+      ledger: { id: "led_rolledback", requestId: "req_rolledback", accountId, credits: QUOTE.credits },
+      newSessionId: null,
+    };
+    await journal.add(saved);
+    await journal.setAside(saved);
+    await journal.add(notSaved);
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set("options", `-c search_path=${db.schema}`);
+    const env = { DATABASE_URL: url.toString(), DATA_DIR: dataDir };
+    const run = async (...args: string[]) => {
+      const lines: string[] = [];
+      const notices: string[] = [];
+      const code = await runCli(args, { line: (t) => lines.push(t), notice: (t) => notices.push(t) }, env);
+      assert.equal(code, 0, notices.join("\n"));
+      return lines.join("\n");
+    };
+    try {
+      const listed = JSON.parse(await run("in-doubt", "list", "--json")) as {
+        state: string;
+        call: { ledger: { id: string } };
+      }[];
+      assert.deepEqual(
+        listed.map((e) => [e.state, e.call.ledger.id]),
+        [
+          ["pending", "led_rolledback"],
+          ["unresolved", ledgerId],
+        ],
+      );
+      const settled = JSON.parse(await run("in-doubt", "settle", "--json")) as {
+        retried_unresolved: number;
+        outcomes: LostCallReport[];
+      };
+      assert.equal(settled.retried_unresolved, 1);
+      assert.deepEqual(
+        [...settled.outcomes].sort((a, b) => a.ledgerId.localeCompare(b.ledgerId)),
+        [
+          { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
+          {
+            outcome: "not saved",
+            requestId: "req_rolledback",
+            ledgerId: "led_rolledback",
+            accountId,
+            credits: QUOTE.credits,
+          },
+        ].sort((a, b) => a.ledgerId.localeCompare(b.ledgerId)),
+      );
+      assert.equal((await ledgerByRequest(db.admin, accountId)).size, 0, "its ledger row is gone");
+      assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      assert.equal(await run("in-doubt", "list"), `No calls in doubt in ${dir}.`);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

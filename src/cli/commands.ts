@@ -1,14 +1,24 @@
 /**
- * The operator CLI's commands: accounts, keys, plan, status, cadence, Sharpen stage, balance and
- * usage. Each works directly on the store of the current environment through AccountService, so
- * the rules (plan fields, key format, hashing) are the server's own, not a second copy.
+ * The operator CLI's commands: accounts, keys, plan, status, cadence, Sharpen stage, balance,
+ * usage, and calls in doubt. Each works directly on the store of the current environment through
+ * AccountService, so the rules (plan fields, key format, hashing) are the server's own, not a
+ * second copy.
  */
+import { join } from "node:path";
 import { type AccountService, balanceOf } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import { type Config, findPlan, type SharpenStage } from "../config.ts";
 import { allowedStages, STAGES } from "../sharpen/entitlement.ts";
+import { listInDoubt, retryUnresolved } from "../store/in-doubt.ts";
+import { openStore } from "../store/open-store.ts";
+import type { LostCallReport } from "../store/postgres.ts";
 import type { AccountRow, KeyRow, Store } from "../store/types.ts";
 import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output.ts";
+
+/** Where the server keeps calls in doubt (open-store.ts): `<DATA_DIR>/in-doubt`. */
+function inDoubtDir(ctx: CommandContext): string {
+  return join(ctx.config.dataDir, "in-doubt");
+}
 
 /** A refusal the operator can fix (bad value, unknown id): one line on stderr, exit code 1. */
 export class CliError extends Error {}
@@ -255,7 +265,10 @@ export const COMMANDS: CommandDef[] = [
       const found = await ctx.store.revokeKey(keyId!, ctx.clock.now());
       if (!found) throw new CliError(`no key "${keyId}"`);
       if (ctx.json) ctx.out.line(json({ id: keyId, revoked: true }));
-      else ctx.out.line(`Revoked key ${keyId}. Running servers refuse it within KEY_CACHE_TTL_MS (default 1 s).`);
+      else
+        ctx.out.line(
+          `Revoked key ${keyId}. Running servers refuse it within KEY_CACHE_TTL_MS (default 1 s).`,
+        );
     },
   },
   {
@@ -388,6 +401,79 @@ export const COMMANDS: CommandDef[] = [
             ...rows.map((r) => [r.capability, r.operation, String(r.calls), String(r.credits)]),
             ["total", "", String(totals.calls), String(totals.credits)],
           ],
+        ),
+      );
+    },
+  },
+  {
+    words: ["in-doubt", "list"],
+    args: [],
+    options: [],
+    usage: "in-doubt list",
+    summary:
+      "List calls answered 503 with their outcome unknown (PostgreSQL) kept in DATA_DIR/in-doubt: pending or set aside.",
+    async run(ctx) {
+      const entries = await listInDoubt(inDoubtDir(ctx));
+      if (ctx.json) {
+        ctx.out.line(json(entries.map((e) => ({ state: e.state, file: e.file, call: e.call }))));
+        return;
+      }
+      if (entries.length === 0) {
+        ctx.out.line(`No calls in doubt in ${inDoubtDir(ctx)}.`);
+        return;
+      }
+      ctx.out.line(
+        table(
+          ["STATE", "LEDGER ID", "REQUEST ID", "ACCOUNT", "CREDITS", "FILE"],
+          entries.map(({ state, call, file }) => [
+            state,
+            call?.ledger.id ?? "(unreadable)",
+            call?.ledger.requestId ?? "-",
+            call?.ledger.accountId ?? "-",
+            call ? String(call.ledger.credits) : "-",
+            file,
+          ]),
+        ),
+      );
+    },
+  },
+  {
+    words: ["in-doubt", "settle"],
+    args: [],
+    options: [],
+    usage: "in-doubt settle",
+    summary:
+      "Settle the calls in DATA_DIR/in-doubt now, those set aside included (PostgreSQL): undo those that were saved; prints each outcome.",
+    async run(ctx) {
+      const { databaseUrl, dataDir } = ctx.config;
+      if (!databaseUrl)
+        throw new CliError("calls in doubt are kept only with DATABASE_URL (PostgreSQL); none to settle");
+      const retried = await retryUnresolved(inDoubtDir(ctx));
+      const reports: LostCallReport[] = [];
+      // A store that takes the journal (it has somewhere to report to); closing it settles what the
+      // database can answer and leaves the rest on disk ("kept"). A server settling the same files
+      // meanwhile is harmless: the undo keys on the ledger row, which only one of them finds.
+      const store = await openStore({ databaseUrl, dataDir, onLostCall: (report) => reports.push(report) });
+      await store.close();
+      if (ctx.json) {
+        ctx.out.line(json({ retried_unresolved: retried, outcomes: reports }));
+        return;
+      }
+      if (reports.length === 0) {
+        ctx.out.line(`No calls in doubt in ${inDoubtDir(ctx)}.`);
+        return;
+      }
+      ctx.out.line(
+        table(
+          ["LEDGER ID", "REQUEST ID", "ACCOUNT", "CREDITS", "OUTCOME", "REASON"],
+          reports.map((r) => [
+            r.ledgerId,
+            r.requestId,
+            r.accountId,
+            String(r.credits),
+            r.outcome,
+            r.reason ?? "",
+          ]),
         ),
       );
     },

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { type InDoubtCall, InDoubtJournal, parseInDoubt } from "./in-doubt.ts";
+import { type InDoubtCall, InDoubtJournal, listInDoubt, parseInDoubt, retryUnresolved } from "./in-doubt.ts";
 
 const dirs: string[] = [];
 after(() => {
@@ -41,7 +41,11 @@ function call(n: number, schema: string | null = null, storeId: string | null = 
 test("a kept call reads back as written; removing it leaves nothing", async () => {
   const dir = freshDir();
   const journal = new InDoubtJournal(dir);
-  assert.deepEqual((await journal.load(null, STORE)).mine, [], "no directory yet: nothing kept, nothing created");
+  assert.deepEqual(
+    (await journal.load(null, STORE)).mine,
+    [],
+    "no directory yet: nothing kept, nothing created",
+  );
   assert.equal(existsSync(dir), false);
   await journal.add(call(1));
   await journal.add(call(2));
@@ -75,9 +79,19 @@ test("a store takes the calls of its own database; those of another stay on disk
   const legacy = call(3, null, null);
   const { storeId: _storeId, ...withoutStoreId } = legacy;
   writeFileSync(join(dir, "led_3.json"), JSON.stringify(withoutStoreId));
-  assert.deepEqual(await journal.load(null, STORE), { mine: [call(1), legacy], foreign: [call(2, null, "db-2")] });
-  assert.deepEqual(await journal.load(null, "db-2"), { mine: [call(2, null, "db-2"), legacy], foreign: [call(1)] });
-  assert.deepEqual(readdirSync(dir).sort(), ["led_1.json", "led_2.json", "led_3.json"], "nothing moved or removed");
+  assert.deepEqual(await journal.load(null, STORE), {
+    mine: [call(1), legacy],
+    foreign: [call(2, null, "db-2")],
+  });
+  assert.deepEqual(await journal.load(null, "db-2"), {
+    mine: [call(2, null, "db-2"), legacy],
+    foreign: [call(1)],
+  });
+  assert.deepEqual(
+    readdirSync(dir).sort(),
+    ["led_1.json", "led_2.json", "led_3.json"],
+    "nothing moved or removed",
+  );
 });
 
 test("a call set aside goes to unresolved/ and is not loaded again", async () => {
@@ -125,4 +139,33 @@ test("a ledger id that could escape the directory is refused when writing", asyn
   const journal = new InDoubtJournal(freshDir());
   const bad = { ...call(1), ledger: { ...call(1).ledger, id: "../x" } };
   await assert.rejects(journal.add(bad), /unexpected ledger id/);
+});
+
+test("the operator's view lists pending and set-aside calls; retrying puts the set-aside ones back", async () => {
+  const dir = freshDir();
+  assert.deepEqual(await listInDoubt(dir), [], "no directory: nothing");
+  assert.equal(await retryUnresolved(dir), 0);
+  const journal = new InDoubtJournal(dir);
+  await journal.add(call(1));
+  await journal.add(call(2));
+  await journal.setAside(call(2));
+  writeFileSync(join(dir, "torn.json"), "{");
+  await journal.load(null, STORE); // moves torn.json aside
+  assert.deepEqual(await listInDoubt(dir), [
+    { file: join(dir, "led_1.json"), state: "pending", call: call(1) },
+    { file: join(dir, "unresolved", "led_2.json"), state: "unresolved", call: call(2) },
+    { file: join(dir, "unresolved", "torn.json"), state: "unresolved", call: null },
+  ]);
+
+  assert.equal(await retryUnresolved(dir), 2);
+  assert.deepEqual(readdirSync(join(dir, "unresolved")), [], "nothing left aside");
+  // The call is loaded again; the unreadable file goes aside again on the next load.
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(1), call(2)]);
+  assert.deepEqual(readdirSync(join(dir, "unresolved")), ["torn.json"]);
+
+  // A call both pending and set aside (two stores): the pending file is kept as it is.
+  await journal.setAside(call(1));
+  await journal.add(call(1));
+  assert.equal(await retryUnresolved(dir), 2);
+  assert.deepEqual((await journal.load(null, STORE)).mine, [call(1), call(2)]);
 });

@@ -11,7 +11,7 @@
  * the directory: each only takes the files of its own schema and database (`storeId`), and settling
  * is idempotent (the undo keys on the ledger row, which only the first undo finds).
  */
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** What settling a call in doubt needs: small, so it is cheap to keep in memory and on disk. */
@@ -83,7 +83,10 @@ export class InDoubtJournal {
    * against another database (`foreign`: left where they are, for a store of that database).
    * Unreadable files are moved to `unresolved/`.
    */
-  async load(schema: string | null, storeId: string): Promise<{ mine: InDoubtCall[]; foreign: InDoubtCall[] }> {
+  async load(
+    schema: string | null,
+    storeId: string,
+  ): Promise<{ mine: InDoubtCall[]; foreign: InDoubtCall[] }> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -103,9 +106,70 @@ export class InDoubtJournal {
         if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
       }
       if (call === null || `${call.ledger.id}.json` !== name) await moveAside(this.dir, name);
-      else if (call.schema === schema) (call.storeId === null || call.storeId === storeId ? mine : foreign).push(call);
+      else if (call.schema === schema)
+        (call.storeId === null || call.storeId === storeId ? mine : foreign).push(call);
     }
     return { mine, foreign };
+  }
+}
+
+/** One journal file as an operator sees it (`quarry in-doubt list`). */
+export interface InDoubtEntry {
+  file: string;
+  /** "pending": a server settles it at its next start; "unresolved": set aside for an operator. */
+  state: "pending" | "unresolved";
+  /** The call, or null when the file is not one this version can read. */
+  call: InDoubtCall | null;
+}
+
+/** Every journal file, pending and set aside, without moving anything (for the operator CLI). */
+export async function listInDoubt(dir: string): Promise<InDoubtEntry[]> {
+  const entries: InDoubtEntry[] = [];
+  for (const [state, inDir] of [
+    ["pending", dir],
+    ["unresolved", join(dir, UNRESOLVED)],
+  ] as const) {
+    for (const name of (await namesIn(inDir)).filter((n) => n.endsWith(".json"))) {
+      const file = join(inDir, name);
+      let call: InDoubtCall | null = null;
+      try {
+        call = parseInDoubt(await readFile(file, "utf8"));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue; // settled meanwhile
+        throw error;
+      }
+      entries.push({ file, state, call });
+    }
+  }
+  return entries;
+}
+
+/**
+ * Put the calls set aside back with the pending ones, so that the next store to load the journal
+ * tries them again (`quarry in-doubt settle`). A call pending under the same name stays as it is.
+ * Returns how many were put back.
+ */
+export async function retryUnresolved(dir: string): Promise<number> {
+  let moved = 0;
+  for (const name of (await namesIn(join(dir, UNRESOLVED))).filter((n) => n.endsWith(".json"))) {
+    try {
+      await link(join(dir, UNRESOLVED, name), join(dir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    await rm(join(dir, UNRESOLVED, name), { force: true });
+    moved++;
+  }
+  if (moved > 0) await syncDir(dir);
+  return moved;
+}
+
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
   }
 }
 

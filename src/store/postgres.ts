@@ -370,7 +370,9 @@ export class PostgresStore implements Store {
         ]);
       }
     });
-    this.storeId = String((await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1"))!.id);
+    this.storeId = String(
+      (await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1"))!.id,
+    );
     if (this.journal) {
       // Calls left in doubt by an earlier process on this data directory. Those written against
       // another database stay on disk for a store of that database: this one cannot tell what
@@ -716,7 +718,11 @@ export class PostgresStore implements Store {
           status = await this.txidStatus(call.xid);
         } catch (error) {
           if (isUnavailable(error)) return;
-          await this.forget(call, "unresolved", `asking about its transaction failed: ${(error as Error).message}`);
+          await this.forget(
+            call,
+            "unresolved",
+            `asking about its transaction failed: ${(error as Error).message}`,
+          );
           continue;
         }
         // "in progress": the old connection's backend has not noticed yet that its client is gone.
@@ -727,13 +733,18 @@ export class PostgresStore implements Store {
         try {
           undone = await this.undo(call);
         } catch (error) {
-          if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable")) return;
+          if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable"))
+            return;
           await this.forget(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
           continue;
         }
         if (undone) await this.forget(call, "undone");
         else if (status === "committed") {
-          await this.forget(call, "not saved", "its transaction committed, but its ledger row was already gone (undone before)");
+          await this.forget(
+            call,
+            "not saved",
+            "its transaction committed, but its ledger row was already gone (undone before)",
+          );
         } else await this.forget(call, "not saved");
       }
     } finally {
