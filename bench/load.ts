@@ -45,6 +45,8 @@ export interface LoadResult {
   errors: number;
   /** CPU µs per response in the server's loop thread, its other threads and the driver (Linux). */
   cpu?: CpuPerResponse;
+  /** Runs in slices (runOpenLoops): each slice's own p99, in the order run. */
+  sliceP99s?: number[];
 }
 
 function once(options: autocannon.Options, onResponse?: (status: number, ms: number) => void) {

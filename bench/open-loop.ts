@@ -9,7 +9,7 @@
 import { Pool } from "undici";
 import { cpuMeter } from "./cpu.ts";
 import { type LoadResult, type LoadSpec, loadResult } from "./load.ts";
-import { Samples } from "./stats.ts";
+import { percentile, Samples } from "./stats.ts";
 
 export interface OpenLoopSpec extends Pick<LoadSpec, "cpuOf"> {
   name: string;
@@ -92,6 +92,7 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
       if (spec.warmup > 0) await phase(pools[i]!, spec, spec.warmup, null);
     const tallies = specs.map(newTally);
     const cpu = specs.map(() => ({ main: 0, others: 0, driver: 0, measured: true }));
+    const sliceP99s = specs.map((): number[] => []);
     for (let round = 0; round < rounds; round++) {
       for (const [i, spec] of specs.entries()) {
         const tally = tallies[i]!;
@@ -99,6 +100,7 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
         const meter = cpuMeter(spec.cpuOf);
         await phase(pools[i]!, spec, spec.duration / rounds, tally);
         const responses = tally.samples.count - before;
+        sliceP99s[i]!.push(percentile(tally.samples.sortedFrom(before), 99));
         const used = meter(responses);
         const sum = cpu[i]!;
         if (!used) sum.measured = false;
@@ -117,7 +119,10 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
         sum.measured && n > 0
           ? { main: sum.main / n, others: sum.others / n, driver: sum.driver / n }
           : undefined;
-      return loadResult(spec, seconds, samples, statuses, errors, perResponse);
+      return {
+        ...loadResult(spec, seconds, samples, statuses, errors, perResponse),
+        sliceP99s: sliceP99s[i]!,
+      };
     });
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));

@@ -19,10 +19,23 @@ import {
   type Target,
   targetRow,
 } from "./report.ts";
+import type { LoadResult } from "./load.ts";
 import { runScale } from "./scale.ts";
 import { startServerProcess } from "./server-process.ts";
 import { runSoak } from "./soak.ts";
+import { percentile } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
+
+/** The per-slice p99s of two sliced runs, paired in the order they ran. */
+function slicePairs(bare: LoadResult, execute: LoadResult): [number, number][] {
+  const b = bare.sliceP99s ?? [];
+  const e = execute.sliceP99s ?? [];
+  return b.slice(0, e.length).map((p99, i): [number, number] => [p99, e[i]!]);
+}
+
+function median(values: number[]): number {
+  return percentile(Float64Array.from(values).sort(), 50);
+}
 
 async function throughputMode(options: BenchOptions): Promise<void> {
   const server = await startServerProcess({ cpuProfDir: options.cpuProfDir, dataParent: options.dataParent });
@@ -60,6 +73,16 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≤ 3 ms",
         pass: added <= 3,
       });
+      const pairs = slicePairs(bareAtRate, executeAtRate);
+      if (pairs.length > 0) {
+        // Not a target: says whether the pooled figure above comes from every slice or from a few
+        // with a stall of the host in them (docs/reliability.md, "Equal load in slices").
+        notes.push(
+          `equal load, slice by slice (bare p99 → execute p99, ms): ${pairs
+            .map(([b, e]) => `${fmt.ms(b)} → ${fmt.ms(e)}`)
+            .join("; ")}; added p99 per pair: median ${fmt.ms(median(pairs.map(([b, e]) => e - b)))} ms`,
+        );
+      }
     }
     if (bare && execute) {
       // Both at saturation: the difference is mostly queueing (50 requests in flight at a lower

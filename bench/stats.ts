@@ -25,6 +25,11 @@ export class Samples {
   sorted(): Float64Array {
     return this.data.slice(0, this.size).sort();
   }
+
+  /** A sorted copy of the samples pushed from index `from` on. */
+  sortedFrom(from: number): Float64Array {
+    return this.data.slice(from, this.size).sort();
+  }
 }
 
 /** Nearest-rank percentile (p in 0..100) of an ascending array; NaN when empty. */
