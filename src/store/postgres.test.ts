@@ -54,6 +54,20 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     try {
       await Promise.all([a.migrate(), b.migrate()]);
       await a.migrate();
+      // One identity for the database (calls in doubt carry it), whichever process made it.
+      const identities = async () =>
+        (
+          await admin(async (client) => (await client.query(`SELECT id FROM ${schema}.store_identity`)).rows)
+        ).map((r: { id: string }) => r.id);
+      const [identity] = await identities();
+      assert.deepEqual(await identities(), [identity]);
+      assert.match(identity!, /^[0-9a-f-]{36}$/);
+      // Deleted by hand: the next migrate makes a new one (the old calls in doubt become foreign).
+      await admin((client) => client.query(`DELETE FROM ${schema}.store_identity`));
+      await b.migrate();
+      const [remade] = await identities();
+      assert.ok(remade && remade !== identity);
+      assert.deepEqual(await identities(), [remade]);
       const versions = await admin(
         async (client) =>
           (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,

@@ -351,7 +351,7 @@ export class PostgresStore implements Store {
 
   async migrate(): Promise<void> {
     const migrations = loadMigrations("postgres");
-    await this.transaction(async (client) => {
+    const storeId = await this.transaction(async (client) => {
       // Transaction-scoped lock: a second process waits here, then sees the versions the first recorded.
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
       await client.query(
@@ -369,21 +369,29 @@ export class PostgresStore implements Store {
           Date.now(),
         ]);
       }
+      // This database's identity (calls in doubt carry it): made once, here under the lock, so
+      // processes starting together agree on it; made again only should the row have been deleted.
+      await client.query(
+        "INSERT INTO store_identity (id, created_at) SELECT gen_random_uuid()::text, $1::bigint" +
+          " WHERE NOT EXISTS (SELECT 1 FROM store_identity)",
+        [Date.now()],
+      );
+      return String(
+        (await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1", [], client))!.id,
+      );
     });
-    this.storeId = String(
-      (await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1"))!.id,
-    );
+    this.storeId = storeId;
     if (this.journal) {
       // Calls left in doubt by an earlier process on this data directory. Those written against
       // another database stay on disk for a store of that database: this one cannot tell what
       // became of their transactions.
-      const { mine, foreign } = await this.journal.load(this.schema, this.storeId);
+      const { mine, foreign } = await this.journal.load(this.schema, storeId);
       for (const call of mine) this.lostCalls.set(call.xid, call);
       for (const call of foreign) {
         this.report(
           call,
           "kept",
-          `it was written against another database (store ${call.storeId}, this one is ${this.storeId}); ` +
+          `it was written against another database (store ${call.storeId}, this one is ${storeId}); ` +
             `left in ${this.journal.dir} for a store of that database`,
         );
       }
