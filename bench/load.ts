@@ -47,6 +47,8 @@ export interface LoadResult {
   cpu?: CpuPerResponse;
   /** Runs in slices (runOpenLoops): each slice's own p99, in the order run. */
   sliceP99s?: number[];
+  /** Runs in slices (runLoads): each slice's own req/s, in the order run. */
+  sliceRps?: number[];
 }
 
 function once(options: autocannon.Options, onResponse?: (status: number, ms: number) => void) {
@@ -118,6 +120,7 @@ export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadR
     errors: 0,
     seconds: 0,
     cpu: { main: 0, others: 0, driver: 0 } as CpuPerResponse | undefined,
+    sliceRps: [] as number[],
   }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, spec] of specs.entries()) {
@@ -131,6 +134,7 @@ export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadR
       });
       const responses = tally.samples.count - before;
       tally.seconds += result.duration;
+      tally.sliceRps.push(responses / result.duration);
       tally.errors += result.errors;
       const used = meter(responses);
       if (!used || !tally.cpu) tally.cpu = undefined;
@@ -142,11 +146,11 @@ export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadR
     }
   }
   return specs.map((spec, i) => {
-    const { samples, statuses, errors, seconds, cpu } = tallies[i]!;
+    const { samples, statuses, errors, seconds, cpu, sliceRps } = tallies[i]!;
     const n = samples.count;
     const perResponse =
       cpu && n > 0 ? { main: cpu.main / n, others: cpu.others / n, driver: cpu.driver / n } : undefined;
-    return loadResult(spec, seconds, samples, statuses, errors, perResponse);
+    return { ...loadResult(spec, seconds, samples, statuses, errors, perResponse), sliceRps };
   });
 }
 

@@ -64,6 +64,16 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≥ 0.60×",
         pass: ratio >= 0.6,
       });
+      const b = bare.sliceRps ?? [];
+      const e = execute.sliceRps ?? [];
+      const ratios = b.slice(0, e.length).map((rps, i) => e[i]! / rps);
+      if (ratios.length > 1) {
+        // Not a target: how much the ratio moves from one pair of slices to the next on this host.
+        notes.push(
+          `execute / bare, slice pair by slice pair: ${ratios.map(fmt.ratio).join(", ")} ` +
+            `(median ${fmt.ratio(median(ratios))})`,
+        );
+      }
     }
     if (bareAtRate && executeAtRate) {
       const added = executeAtRate.p99 - bareAtRate.p99;

@@ -40,6 +40,8 @@ test("runLoads runs its specs in alternating slices and pools each one's respons
       // Two slices of 1 s each.
       assert.ok(r.seconds >= 1.9 && r.seconds < 3, `seconds ${r.seconds}`);
       assert.equal(r.rps, r.responses / r.seconds);
+      assert.equal(r.sliceRps?.length, 2, "one rate per slice");
+      assert.ok(r.sliceRps.every((rps) => rps > 0));
       if (process.platform === "linux") assert.ok(r.cpu && r.cpu.main > 0, JSON.stringify(r.cpu));
     }
   } finally {
