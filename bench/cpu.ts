@@ -76,6 +76,32 @@ export function cpuPerResponse(
 }
 
 /**
+ * CPU per response over several measured slices of one side: each slice's per-response figures
+ * weighted by its responses. Unknown as a whole once any slice could not be measured.
+ */
+export class CpuTally {
+  private main = 0;
+  private others = 0;
+  private driver = 0;
+  private measured = true;
+
+  add(used: CpuPerResponse | undefined, responses: number): void {
+    if (!used) {
+      this.measured = false;
+      return;
+    }
+    this.main += used.main * responses;
+    this.others += used.others * responses;
+    this.driver += used.driver * responses;
+  }
+
+  perResponse(responses: number): CpuPerResponse | undefined {
+    if (!this.measured || responses <= 0) return undefined;
+    return { main: this.main / responses, others: this.others / responses, driver: this.driver / responses };
+  }
+}
+
+/**
  * Start measuring `pid` (nothing when undefined); the returned function ends the measurement and
  * gives the CPU per response over it, or undefined where it cannot be measured.
  */

@@ -4,7 +4,7 @@
  * full (sub-millisecond) precision, over every response, rather than from its integer histogram.
  */
 import autocannon from "autocannon";
-import { type CpuPerResponse, cpuMeter } from "./cpu.ts";
+import { type CpuPerResponse, CpuTally, cpuMeter } from "./cpu.ts";
 import { percentile, Samples } from "./stats.ts";
 
 export interface LoadSpec {
@@ -111,15 +111,13 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
  * taken: they belong to single runs.)
  */
 export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadResult[]> {
-  // autocannon ends a run on its one-second tick, so slices are whole seconds.
-  const slice = (spec: LoadSpec) => Math.max(1, Math.round(spec.duration / rounds));
   for (const spec of specs) if (spec.warmup > 0) await once({ ...baseOptions(spec), duration: spec.warmup });
   const tallies = specs.map(() => ({
     samples: new Samples(),
     statuses: {} as Record<string, number>,
     errors: 0,
     seconds: 0,
-    cpu: { main: 0, others: 0, driver: 0 } as CpuPerResponse | undefined,
+    cpu: new CpuTally(),
     sliceRps: [] as number[],
   }));
   for (let round = 0; round < rounds; round++) {
@@ -127,31 +125,33 @@ export async function runLoads(specs: LoadSpec[], rounds: number): Promise<LoadR
       const tally = tallies[i]!;
       const before = tally.samples.count;
       const meter = cpuMeter(spec.cpuOf);
-      const result = await once({ ...baseOptions(spec), duration: slice(spec) }, (status, ms) => {
-        tally.samples.push(ms);
-        const k = String(status);
-        tally.statuses[k] = (tally.statuses[k] ?? 0) + 1;
-      });
+      const result = await once(
+        { ...baseOptions(spec), duration: sliceSeconds(spec.duration, rounds) },
+        (status, ms) => {
+          tally.samples.push(ms);
+          const k = String(status);
+          tally.statuses[k] = (tally.statuses[k] ?? 0) + 1;
+        },
+      );
       const responses = tally.samples.count - before;
       tally.seconds += result.duration;
       tally.sliceRps.push(responses / result.duration);
       tally.errors += result.errors;
-      const used = meter(responses);
-      if (!used || !tally.cpu) tally.cpu = undefined;
-      else {
-        tally.cpu.main += used.main * responses;
-        tally.cpu.others += used.others * responses;
-        tally.cpu.driver += used.driver * responses;
-      }
+      tally.cpu.add(meter(responses), responses);
     }
   }
   return specs.map((spec, i) => {
     const { samples, statuses, errors, seconds, cpu, sliceRps } = tallies[i]!;
-    const n = samples.count;
-    const perResponse =
-      cpu && n > 0 ? { main: cpu.main / n, others: cpu.others / n, driver: cpu.driver / n } : undefined;
-    return { ...loadResult(spec, seconds, samples, statuses, errors, perResponse), sliceRps };
+    return {
+      ...loadResult(spec, seconds, samples, statuses, errors, cpu.perResponse(samples.count)),
+      sliceRps,
+    };
   });
+}
+
+/** Seconds of one slice of runLoads: autocannon ends a run on its one-second tick, so whole seconds. */
+export function sliceSeconds(duration: number, rounds: number): number {
+  return Math.max(1, Math.round(duration / rounds));
 }
 
 /** The figures of one measured run, whichever generator drove it. */

@@ -7,7 +7,7 @@
  * server.
  */
 import { Pool } from "undici";
-import { cpuMeter } from "./cpu.ts";
+import { CpuTally, cpuMeter } from "./cpu.ts";
 import { type LoadResult, type LoadSpec, loadResult } from "./load.ts";
 import { percentile, Samples } from "./stats.ts";
 
@@ -91,7 +91,7 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
     for (const [i, spec] of specs.entries())
       if (spec.warmup > 0) await phase(pools[i]!, spec, spec.warmup, null);
     const tallies = specs.map(newTally);
-    const cpu = specs.map(() => ({ main: 0, others: 0, driver: 0, measured: true }));
+    const cpu = specs.map(() => new CpuTally());
     const sliceP99s = specs.map((): number[] => []);
     for (let round = 0; round < rounds; round++) {
       for (const [i, spec] of specs.entries()) {
@@ -101,26 +101,13 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
         await phase(pools[i]!, spec, spec.duration / rounds, tally);
         const responses = tally.samples.count - before;
         sliceP99s[i]!.push(percentile(tally.samples.sortedFrom(before), 99));
-        const used = meter(responses);
-        const sum = cpu[i]!;
-        if (!used) sum.measured = false;
-        else {
-          sum.main += used.main * responses;
-          sum.others += used.others * responses;
-          sum.driver += used.driver * responses;
-        }
+        cpu[i]!.add(meter(responses), responses);
       }
     }
     return specs.map((spec, i) => {
       const { samples, statuses, errors, seconds } = tallies[i]!;
-      const sum = cpu[i]!;
-      const n = samples.count;
-      const perResponse =
-        sum.measured && n > 0
-          ? { main: sum.main / n, others: sum.others / n, driver: sum.driver / n }
-          : undefined;
       return {
-        ...loadResult(spec, seconds, samples, statuses, errors, perResponse),
+        ...loadResult(spec, seconds, samples, statuses, errors, cpu[i]!.perResponse(samples.count)),
         sliceP99s: sliceP99s[i]!,
       };
     });

@@ -19,18 +19,16 @@ import {
   type Target,
   targetRow,
 } from "./report.ts";
-import type { LoadResult } from "./load.ts";
 import { runScale } from "./scale.ts";
 import { startServerProcess } from "./server-process.ts";
 import { runSoak } from "./soak.ts";
 import { percentile } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
 
-/** The per-slice p99s of two sliced runs, paired in the order they ran. */
-function slicePairs(bare: LoadResult, execute: LoadResult): [number, number][] {
-  const b = bare.sliceP99s ?? [];
-  const e = execute.sliceP99s ?? [];
-  return b.slice(0, e.length).map((p99, i): [number, number] => [p99, e[i]!]);
+/** Two sides' per-slice figures, paired in the order the slices ran. */
+function slicePairs(bare: number[] | undefined, execute: number[] | undefined): [number, number][] {
+  const e = execute ?? [];
+  return (bare ?? []).slice(0, e.length).map((b, i): [number, number] => [b, e[i]!]);
 }
 
 function median(values: number[]): number {
@@ -64,9 +62,7 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≥ 0.60×",
         pass: ratio >= 0.6,
       });
-      const b = bare.sliceRps ?? [];
-      const e = execute.sliceRps ?? [];
-      const ratios = b.slice(0, e.length).map((rps, i) => e[i]! / rps);
+      const ratios = slicePairs(bare.sliceRps, execute.sliceRps).map(([b, e]) => e / b);
       if (ratios.length > 1) {
         // Not a target: how much the ratio moves from one pair of slices to the next on this host.
         notes.push(
@@ -83,7 +79,7 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≤ 3 ms",
         pass: added <= 3,
       });
-      const pairs = slicePairs(bareAtRate, executeAtRate);
+      const pairs = slicePairs(bareAtRate.sliceP99s, executeAtRate.sliceP99s);
       if (pairs.length > 0) {
         // Not a target: says whether the pooled figure above comes from every slice or from a few
         // with a stall of the host in them (docs/reliability.md, "Equal load in slices").

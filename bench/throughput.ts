@@ -6,7 +6,7 @@
  */
 import type autocannon from "autocannon";
 import { bearer, expectOk, pick, postJson } from "./http.ts";
-import { type LoadResult, type LoadSpec, runLoad, runLoads } from "./load.ts";
+import { type LoadResult, type LoadSpec, runLoad, runLoads, sliceSeconds } from "./load.ts";
 import { runOpenLoops } from "./open-loop.ts";
 import type { BenchOptions } from "./options.ts";
 import type { ServerProcess } from "./server-process.ts";
@@ -99,7 +99,7 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     console.log(`  bare and execute, saturated, in ${PAIR_ROUNDS} alternating slices ...`);
     results.push(...(await runLoads([bareSpec, executeSpec], PAIR_ROUNDS)));
     notes.push(
-      `bare, execute: in ${PAIR_ROUNDS} alternating slices of ${Math.max(1, Math.round(common.duration / PAIR_ROUNDS))} s each ` +
+      `bare, execute: in ${PAIR_ROUNDS} alternating slices of ${sliceSeconds(common.duration, PAIR_ROUNDS)} s each ` +
         "(bare, execute, bare, …), responses and latencies pooled per side",
     );
   } else if (wanted("bare")) {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { test } from "node:test";
-import { type CpuSnapshot, cpuMeter, cpuPerResponse, cpuSnapshot, threadTicks } from "../bench/cpu.ts";
+import { type CpuSnapshot, CpuTally, cpuMeter, cpuPerResponse, cpuSnapshot, threadTicks } from "../bench/cpu.ts";
 
 test("threadTicks reads utime + stime after a command name holding spaces and parentheses", () => {
   // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
@@ -47,4 +47,14 @@ test("cpuSnapshot of this process sees its main thread and grows with work", {
   const perResponse = finish(10)!;
   assert.ok(perResponse.main >= 0 && perResponse.driver > 0, JSON.stringify(perResponse));
   assert.equal(cpuMeter(undefined)(10), undefined, "no process to measure");
+});
+
+test("CpuTally weights each slice's figures by its responses; one unmeasured slice leaves the whole unknown", () => {
+  const tally = new CpuTally();
+  tally.add({ main: 100, others: 10, driver: 1 }, 3);
+  tally.add({ main: 200, others: 30, driver: 5 }, 1);
+  assert.deepEqual(tally.perResponse(4), { main: 125, others: 15, driver: 2 });
+  assert.equal(tally.perResponse(0), undefined, "no responses: nothing to divide");
+  tally.add(undefined, 2);
+  assert.equal(tally.perResponse(6), undefined);
 });

@@ -18,7 +18,7 @@ import { randomBase62 } from "../src/ids.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { runCli } from "../src/cli/run.ts";
-import { InDoubtJournal } from "../src/store/in-doubt.ts";
+import { type InDoubtCall, InDoubtJournal } from "../src/store/in-doubt.ts";
 import { openStore } from "../src/store/open-store.ts";
 import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
@@ -451,6 +451,34 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   });
   after(() => db?.close());
 
+  /**
+   * A billed call that committed, and the record an earlier process would have kept on disk had its
+   * caller got a 503 (its transaction id read from the ledger row's xmin), for `schema`.
+   */
+  async function committedCallInDoubt(schema: string | null) {
+    const { key, accountId } = await db.h.account("load");
+    const o = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
+    const { xid } = (
+      await db.admin.query(
+        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
+        [ledgerId],
+      )
+    ).rows[0] as { xid: string };
+    const account = (await db.store.getAccount(accountId))!;
+    const call: InDoubtCall = {
+      xid,
+      schema,
+      storeId: await storeIdOf(db.admin),
+      periodEnd: account.periodEnd,
+      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
+      newSessionId: o.searchId!,
+      update: null,
+    };
+    return { o, accountId, ledgerId, call };
+  }
+
   /** Wait until every call answered "not known" has been settled, then its report. */
   async function settled(requestId: string): Promise<LostCallReport | undefined> {
     await until("the calls in doubt to be settled", () => db.store.unresolvedCalls === 0, 10_000);
@@ -735,28 +763,10 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
 
   test("the server's store settles calls an earlier process left on disk; a tool's store leaves them alone", async () => {
     // A call that committed while its caller got a 503, as an earlier process left it on disk.
-    const { key, accountId } = await db.h.account("load");
-    const o = await timedCall(db.h.url, key, QUOTE);
-    assert.equal(o.status, 200, fmt(o));
-    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
-    const { xid } = (
-      await db.admin.query(
-        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
-        [ledgerId],
-      )
-    ).rows[0] as { xid: string };
-    const account = (await db.store.getAccount(accountId))!;
+    const { o, accountId, ledgerId, call } = await committedCallInDoubt(db.schema);
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
     const file = join(dataDir, "in-doubt", `${ledgerId}.json`);
-    await new InDoubtJournal(join(dataDir, "in-doubt")).add({
-      xid,
-      schema: db.schema,
-      storeId: await storeIdOf(db.admin),
-      periodEnd: account.periodEnd,
-      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
-      newSessionId: o.searchId!,
-      update: null,
-    });
+    await new InDoubtJournal(join(dataDir, "in-doubt")).add(call);
     const opened = { databaseUrl: process.env.DATABASE_URL!, dataDir, pgSchema: db.schema };
     try {
       // The CLI opens the store without a report sink: it must not settle calls nobody would hear of.
@@ -790,28 +800,9 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     // Two calls an earlier process left on disk for this schema: one written against this database
     // (committed: its ledger row is here), one against another database that happens to use the
     // same schema name (a DATA_DIR pointed at a different DATABASE_URL since).
-    const { key, accountId } = await db.h.account("load");
-    const o = await timedCall(db.h.url, key, QUOTE);
-    assert.equal(o.status, 200, fmt(o));
-    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
-    const { xid } = (
-      await db.admin.query(
-        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
-        [ledgerId],
-      )
-    ).rows[0] as { xid: string };
-    const account = (await db.store.getAccount(accountId))!;
+    const { o, accountId, ledgerId, call: here } = await committedCallInDoubt(db.schema);
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
     const journal = new InDoubtJournal(join(dataDir, "in-doubt"));
-    const here = {
-      xid,
-      schema: db.schema,
-      storeId: await storeIdOf(db.admin),
-      periodEnd: account.periodEnd,
-      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
-      newSessionId: o.searchId!,
-      update: null,
-    };
     // Its transaction id means nothing here (it is in this database's future): never asked about.
     const elsewhere = {
       ...here,
@@ -888,16 +879,8 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
 
   test("quarry in-doubt settle: an operator settles calls now, those set aside included", async () => {
     // A committed call an earlier process set aside, and one whose transaction rolled back.
-    const { key, accountId } = await db.h.account("load");
-    const o = await timedCall(db.h.url, key, QUOTE);
-    assert.equal(o.status, 200, fmt(o));
-    const ledgerId = await ledgerIdOf(db.admin, o.requestId!);
-    const { xid } = (
-      await db.admin.query(
-        "SELECT (((txid_current() >> 32) << 32) + xmin::text::bigint)::text AS xid FROM ledger WHERE id = $1",
-        [ledgerId],
-      )
-    ).rows[0] as { xid: string };
+    // (Schema null: the CLI's store uses the connection's search path, as a server does.)
+    const { o, accountId, ledgerId, call: saved } = await committedCallInDoubt(null);
     const client = await db.admin.connect();
     let rolledBack: string;
     try {
@@ -908,19 +891,9 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     } finally {
       client.release();
     }
-    const account = (await db.store.getAccount(accountId))!;
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
     const dir = join(dataDir, "in-doubt");
     const journal = new InDoubtJournal(dir);
-    const saved = {
-      xid,
-      schema: null, // the CLI's store uses the connection's search path, as a server does
-      storeId: await storeIdOf(db.admin),
-      periodEnd: account.periodEnd,
-      ledger: { id: ledgerId, requestId: o.requestId!, accountId, credits: QUOTE.credits },
-      newSessionId: o.searchId!,
-      update: null,
-    };
     const notSaved = {
       ...saved,
       xid: rolledBack,

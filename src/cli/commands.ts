@@ -4,21 +4,15 @@
  * AccountService, so the rules (plan fields, key format, hashing) are the server's own, not a
  * second copy.
  */
-import { join } from "node:path";
 import { type AccountService, balanceOf } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import { type Config, findPlan, type SharpenStage } from "../config.ts";
 import { allowedStages, STAGES } from "../sharpen/entitlement.ts";
 import { listInDoubt, retryUnresolved } from "../store/in-doubt.ts";
-import { openStore } from "../store/open-store.ts";
+import { inDoubtDir, openStore } from "../store/open-store.ts";
 import type { LostCallReport } from "../store/postgres.ts";
 import type { AccountRow, KeyRow, Store } from "../store/types.ts";
 import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output.ts";
-
-/** Where the server keeps calls in doubt (open-store.ts): `<DATA_DIR>/in-doubt`. */
-function inDoubtDir(ctx: CommandContext): string {
-  return join(ctx.config.dataDir, "in-doubt");
-}
 
 /** A refusal the operator can fix (bad value, unknown id): one line on stderr, exit code 1. */
 export class CliError extends Error {}
@@ -413,13 +407,14 @@ export const COMMANDS: CommandDef[] = [
     summary:
       "List calls answered 503 with their outcome unknown (PostgreSQL) kept in DATA_DIR/in-doubt: pending or set aside.",
     async run(ctx) {
-      const entries = await listInDoubt(inDoubtDir(ctx));
+      const dir = inDoubtDir(ctx.config.dataDir);
+      const entries = await listInDoubt(dir);
       if (ctx.json) {
         ctx.out.line(json(entries.map((e) => ({ state: e.state, file: e.file, call: e.call }))));
         return;
       }
       if (entries.length === 0) {
-        ctx.out.line(`No calls in doubt in ${inDoubtDir(ctx)}.`);
+        ctx.out.line(`No calls in doubt in ${dir}.`);
         return;
       }
       ctx.out.line(
@@ -448,7 +443,8 @@ export const COMMANDS: CommandDef[] = [
       const { databaseUrl, dataDir } = ctx.config;
       if (!databaseUrl)
         throw new CliError("calls in doubt are kept only with DATABASE_URL (PostgreSQL); none to settle");
-      const retried = await retryUnresolved(inDoubtDir(ctx));
+      const dir = inDoubtDir(dataDir);
+      const retried = await retryUnresolved(dir);
       const reports: LostCallReport[] = [];
       // A store that takes the journal (it has somewhere to report to); closing it settles what the
       // database can answer and leaves the rest on disk ("kept"). A server settling the same files
@@ -460,7 +456,7 @@ export const COMMANDS: CommandDef[] = [
         return;
       }
       if (reports.length === 0) {
-        ctx.out.line(`No calls in doubt in ${inDoubtDir(ctx)}.`);
+        ctx.out.line(`No calls in doubt in ${dir}.`);
         return;
       }
       ctx.out.line(

@@ -87,17 +87,9 @@ export class InDoubtJournal {
     schema: string | null,
     storeId: string,
   ): Promise<{ mine: InDoubtCall[]; foreign: InDoubtCall[] }> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { mine: [], foreign: [] };
-      throw error;
-    }
     const mine: InDoubtCall[] = [];
     const foreign: InDoubtCall[] = [];
-    for (const name of names.sort()) {
-      if (!name.endsWith(".json")) continue;
+    for (const name of await journalNames(this.dir)) {
       let call: InDoubtCall | null = null;
       try {
         call = parseInDoubt(await readFile(join(this.dir, name), "utf8"));
@@ -129,7 +121,7 @@ export async function listInDoubt(dir: string): Promise<InDoubtEntry[]> {
     ["pending", dir],
     ["unresolved", join(dir, UNRESOLVED)],
   ] as const) {
-    for (const name of (await namesIn(inDir)).filter((n) => n.endsWith(".json"))) {
+    for (const name of await journalNames(inDir)) {
       const file = join(inDir, name);
       let call: InDoubtCall | null = null;
       try {
@@ -151,7 +143,7 @@ export async function listInDoubt(dir: string): Promise<InDoubtEntry[]> {
  */
 export async function retryUnresolved(dir: string): Promise<number> {
   let moved = 0;
-  for (const name of (await namesIn(join(dir, UNRESOLVED))).filter((n) => n.endsWith(".json"))) {
+  for (const name of await journalNames(join(dir, UNRESOLVED))) {
     try {
       await link(join(dir, UNRESOLVED, name), join(dir, name));
     } catch (error) {
@@ -164,9 +156,10 @@ export async function retryUnresolved(dir: string): Promise<number> {
   return moved;
 }
 
-async function namesIn(dir: string): Promise<string[]> {
+/** The journal files (`*.json`) in `dir`, sorted; none when it does not exist. */
+async function journalNames(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).sort();
+    return (await readdir(dir)).filter((name) => name.endsWith(".json")).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;

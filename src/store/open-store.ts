@@ -23,6 +23,11 @@ export interface OpenStoreOptions {
   onLostCall?: (report: LostCallReport) => void;
 }
 
+/** Where the server keeps calls answered 503 with their outcome unknown (PostgreSQL, in-doubt.ts). */
+export function inDoubtDir(dataDir: string): string {
+  return join(dataDir, "in-doubt");
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const store: Store = options.databaseUrl
     ? await PostgresStore.open(options.databaseUrl, {
@@ -33,7 +38,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
         // pass no onLostCall: they leave the journal alone rather than settle calls unlogged.
         ...(options.onLostCall === undefined
           ? {}
-          : { onLostCall: options.onLostCall, inDoubtDir: join(options.dataDir, "in-doubt") }),
+          : { onLostCall: options.onLostCall, inDoubtDir: inDoubtDir(options.dataDir) }),
       })
     : SqliteStore.open(join(options.dataDir, "quarry.db"), {
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),

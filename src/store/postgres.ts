@@ -82,7 +82,7 @@ export interface LostCallReport {
   ledgerId: string;
   accountId: string;
   credits: number;
-  /** Why it is kept or unresolved. */
+  /** Why it is kept or unresolved, or why a committed call is "not saved" (its ledger row was gone). */
   reason?: string;
 }
 
