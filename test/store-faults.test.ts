@@ -989,6 +989,61 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+  test("a call whose file could not be written is written once the disk lets it, and the next store settles it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+    const inDoubtDir = join(dataDir, "in-doubt");
+    const own: LostCallReport[] = [];
+    const first = await startProxiedPostgres("t_lost_later", {
+      commitOutcomeWaitMs: WAIT_MS,
+      lostCallProbeMs: 100,
+      onLostCall: (report) => own.push(report),
+      inDoubtDir,
+    });
+    // The journal's directory cannot be made at first: a file is in the way.
+    writeFileSync(inDoubtDir, "");
+    let next: PostgresStore | undefined;
+    try {
+      const { key, accountId } = await first.h.account("load");
+      first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
+      const o = await timedCall(first.h.url, key, QUOTE);
+      assert.equal(o.status, 503, fmt(o));
+      const ledgerId = await ledgerIdOf(first.admin, o.requestId!);
+      const file = join(inDoubtDir, `${ledgerId}.json`);
+      assert.equal(existsSync(file), false, "not on disk yet");
+
+      // The disk fault clears while the database is still away: the next probe writes the file.
+      rmSync(inDoubtDir);
+      await until("the call to be written", () => existsSync(file), 10_000);
+      assert.equal(JSON.parse(readFileSync(file, "utf8")).ledger.id, ledgerId);
+      assert.equal(first.store.unresolvedCalls, 1, "still in doubt: the database is away");
+
+      await first.h.close();
+      await first.store.close();
+      assert.equal(own.length, 1, JSON.stringify(own));
+      assert.equal(own[0]!.outcome, "kept", "no longer left to this process alone");
+
+      await first.proxy.restore();
+      const nextReports: LostCallReport[] = [];
+      next = await PostgresStore.open(process.env.DATABASE_URL!, {
+        schema: first.schema,
+        lostCallProbeMs: 100,
+        onLostCall: (report) => nextReports.push(report),
+        inDoubtDir,
+      });
+      await next.migrate();
+      await until("the kept call to be settled", () => next!.unresolvedCalls === 0, 10_000);
+      assert.deepEqual(nextReports, [
+        { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
+      ]);
+      assert.equal((await next.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      assert.equal(existsSync(file), false, "and its file is gone");
+    } finally {
+      await next?.close();
+      await first.proxy.restore();
+      await first.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
 
 /** PRAGMA integrity_check of a file, read by a connection of its own. */

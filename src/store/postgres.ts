@@ -718,8 +718,31 @@ export class PostgresStore implements Store {
     return this.settling;
   }
 
+  /**
+   * Calls whose journal file could not be written (disk full, the directory blocked, ...) are
+   * tried again on every pass, so a fault of the disk that clears while the database is still
+   * away no longer leaves the call to this process alone: once written it survives a stop.
+   */
+  private async keepUnkept(): Promise<void> {
+    if (!this.journal) return;
+    for (const xid of [...this.notKept.keys()]) {
+      const call = this.lostCalls.get(xid);
+      if (!call) {
+        this.notKept.delete(xid);
+        continue;
+      }
+      try {
+        await this.journal.add(call);
+        this.notKept.delete(xid);
+      } catch (error) {
+        this.notKept.set(xid, (error as Error).message);
+      }
+    }
+  }
+
   private async settleLostCallsOnce(): Promise<void> {
     try {
+      await this.keepUnkept();
       for (const call of [...this.lostCalls.values()]) {
         let status: string | null;
         try {
