@@ -25,10 +25,10 @@ import { runSoak } from "./soak.ts";
 import { percentile } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
 
-/** Two sides' per-slice figures, paired in the order the slices ran. */
-function slicePairs(bare: number[] | undefined, execute: number[] | undefined): [number, number][] {
-  const e = execute ?? [];
-  return (bare ?? []).slice(0, e.length).map((b, i): [number, number] => [b, e[i]!]);
+/** Two scenarios' per-slice figures, paired in the order the slices ran. */
+function slicePairs(a: number[] | undefined, b: number[] | undefined): [number, number][] {
+  const second = b ?? [];
+  return (a ?? []).slice(0, second.length).map((x, i): [number, number] => [x, second[i]!]);
 }
 
 function median(values: number[]): number {
@@ -109,6 +109,12 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≥ 0.50×",
         pass: mcp ? ratio >= 0.5 : null,
       });
+      const ratios = slicePairs(execute.sliceRps, mcp?.sliceRps).map(([e, m]) => m / e);
+      if (ratios.length > 1) {
+        notes.push(
+          `MCP / REST, slice pair by slice pair: ${ratios.map(fmt.ratio).join(", ")} (median ${fmt.ratio(median(ratios))})`,
+        );
+      }
     }
 
     console.log("\nResults");

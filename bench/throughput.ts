@@ -95,12 +95,19 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     headers: auth,
     ...common,
   };
+  // MCP's execute joins the saturated rotation when it runs with both, so that MCP/REST, like
+  // execute/bare, compares slices taken in the same rounds rather than two moments of the host.
+  const mcp = wanted("mcp-execute") ? await mcpExecuteSpec(server, common) : null;
+  let mcpDone = false;
   if (wanted("bare") && wanted("execute")) {
-    console.log(`  bare and execute, saturated, in ${PAIR_ROUNDS} alternating slices ...`);
-    results.push(...(await runLoads([bareSpec, executeSpec], PAIR_ROUNDS)));
+    const specs = [bareSpec, executeSpec, ...(mcp?.spec ? [mcp.spec] : [])];
+    const names = specs.map((spec) => spec.name);
+    console.log(`  ${names.join(", ")}, saturated, in ${PAIR_ROUNDS} alternating slices ...`);
+    results.push(...(await runLoads(specs, PAIR_ROUNDS)));
+    mcpDone = mcp?.spec !== undefined;
     notes.push(
-      `bare, execute: in ${PAIR_ROUNDS} alternating slices of ${sliceSeconds(common.duration, PAIR_ROUNDS)} s each ` +
-        "(bare, execute, bare, …), responses and latencies pooled per side",
+      `${names.join(", ")}: in ${PAIR_ROUNDS} rounds of ${sliceSeconds(common.duration, PAIR_ROUNDS)} s slices ` +
+        `(${names.join(", ")}, ${names[0]}, …), responses and latencies pooled per scenario`,
     );
   } else if (wanted("bare")) {
     console.log("  bare ...");
@@ -148,10 +155,12 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     results.push(run.result);
     notes.push(run.note);
   }
-  if (wanted("mcp-execute")) {
-    const run = await runMcpExecute(server, common);
-    if (run.result) results.push(run.result);
-    notes.push(run.note);
+  if (mcp) {
+    if (mcp.spec && !mcpDone) {
+      console.log("  mcp-execute ...");
+      results.push(await runLoad(mcp.spec));
+    }
+    notes.push(mcp.note);
   }
   return { results, notes };
 }
@@ -203,11 +212,11 @@ async function runMoreLocal(server: ServerProcess, common: Common, executeRps: n
   return { result, note };
 }
 
-/** The same execute as an MCP tools/call on the stateless endpoint, when it exists. */
-async function runMcpExecute(
+/** The same execute as an MCP tools/call on the stateless endpoint, when it exists and answers. */
+async function mcpExecuteSpec(
   server: ServerProcess,
   common: Common,
-): Promise<{ result?: LoadResult; note: string }> {
+): Promise<{ spec?: LoadSpec; note: string }> {
   if (!server.mcp) return { note: "mcp-execute: skipped (src/mcp/mcp-routes.ts not present)" };
   const headers = { ...bearer(server.key), accept: MCP_ACCEPT };
   const probe = await postJson(server.gatewayUrl, "/mcp", MCP_BODY, headers);
@@ -218,16 +227,14 @@ async function runMcpExecute(
       note: `mcp-execute: skipped, a tools/call answered ${probe.status}: ${JSON.stringify(probe.body).slice(0, 300)}`,
     };
   }
-  console.log("  mcp-execute ...");
-  const result = await runLoad({
-    name: "mcp-execute",
-    url: server.gatewayUrl,
-    requests: [post("/mcp", MCP_BODY)],
-    headers,
-    ...common,
-  });
   return {
-    result,
+    spec: {
+      name: "mcp-execute",
+      url: server.gatewayUrl,
+      requests: [post("/mcp", MCP_BODY)],
+      headers,
+      ...common,
+    },
     note: "mcp-execute: one stateless tools/call per request, no initialize (the SDK's stateless transport accepts it)",
   };
 }
