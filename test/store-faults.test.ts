@@ -247,6 +247,42 @@ async function storeIdOf(admin: pg.Pool): Promise<string> {
   return row[0]!.id;
 }
 
+/** An account's used credits, read around the proxy. */
+async function creditsUsedOf(admin: pg.Pool, accountId: string): Promise<number> {
+  const rows = (await admin.query("SELECT credits_used FROM accounts WHERE id = $1", [accountId])).rows as {
+    credits_used: string;
+  }[];
+  assert.equal(rows.length, 1, "the account exists");
+  return Number(rows[0]!.credits_used);
+}
+
+/**
+ * What the next server does with the calls left in `<dataDir>/in-doubt/` for `schema`: open its store
+ * as the server does (openStore with a report sink; migrate() loads the journal), let `opened` look
+ * at it before anything is settled, wait until every call is, close it. Returns its reports.
+ */
+async function settleAsNextServer(
+  schema: string,
+  dataDir: string,
+  what: string,
+  opened?: (store: PostgresStore) => void,
+): Promise<LostCallReport[]> {
+  const reports: LostCallReport[] = [];
+  const store = (await openStore({
+    databaseUrl: process.env.DATABASE_URL!,
+    dataDir,
+    pgSchema: schema,
+    onLostCall: (r) => reports.push(r),
+  })) as PostgresStore;
+  try {
+    opened?.(store);
+    await until(what, () => store.unresolvedCalls === 0, 10_000);
+  } finally {
+    await store.close();
+  }
+  return reports;
+}
+
 /** The id of the ledger row a request wrote, read around the proxy. */
 async function ledgerIdOf(admin: pg.Pool, requestId: string): Promise<string> {
   const row = (await admin.query("SELECT id FROM ledger WHERE request_id = $1", [requestId])).rows[0] as
@@ -693,7 +729,6 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       onLostCall: (report) => own.push(report),
       inDoubtDir,
     });
-    let next: PostgresStore | undefined;
     try {
       const { key, accountId } = await first.h.account("load");
       first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
@@ -732,21 +767,17 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
 
       // The database is back; the next process opens its store on the same data directory.
       await first.proxy.restore();
-      const nextReports: LostCallReport[] = [];
-      next = await PostgresStore.open(process.env.DATABASE_URL!, {
-        schema: first.schema,
-        lostCallProbeMs: 100,
-        onLostCall: (report) => nextReports.push(report),
-        inDoubtDir,
-      });
-      await next.migrate();
-      assert.equal(next.unresolvedCalls, 1, "it took the call from the journal");
-      await until("the kept call to be settled", () => next!.unresolvedCalls === 0, 10_000);
+      const nextReports = await settleAsNextServer(
+        first.schema,
+        dataDir,
+        "the kept call to be settled",
+        (next) => assert.equal(next.unresolvedCalls, 1, "it took the call from the journal"),
+      );
       assert.deepEqual(nextReports, [
         { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
       ]);
       assert.equal((await ledgerByRequest(first.admin, accountId)).size, 0, "its ledger row is gone");
-      assert.equal((await next.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      assert.equal(await creditsUsedOf(first.admin, accountId), 0, "its credits are back");
       const sessions = await first.admin.query(
         "SELECT COUNT(*)::int AS n FROM sessions WHERE account_id = $1",
         [accountId],
@@ -754,7 +785,6 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       assert.equal(sessions.rows[0].n, 0, "the search it made is gone");
       assert.equal(existsSync(file), false, "and its file");
     } finally {
-      await next?.close();
       await first.proxy.restore();
       await first.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -776,13 +806,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       assert.ok(existsSync(file), "left for the server");
       assert.equal((await ledgerByRequest(db.admin, accountId)).get(o.requestId!), QUOTE.credits);
 
-      const reports: LostCallReport[] = [];
-      const server = (await openStore({ ...opened, onLostCall: (r) => reports.push(r) })) as PostgresStore;
-      try {
-        await until("the call left on disk to be settled", () => server.unresolvedCalls === 0, 10_000);
-      } finally {
-        await server.close();
-      }
+      const reports = await settleAsNextServer(db.schema, dataDir, "the call left on disk to be settled");
       assert.deepEqual(reports, [
         { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
       ]);
@@ -813,19 +837,8 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     };
     await journal.add(here);
     await journal.add(elsewhere);
-    const reports: LostCallReport[] = [];
     try {
-      const server = (await openStore({
-        databaseUrl: process.env.DATABASE_URL!,
-        dataDir,
-        pgSchema: db.schema,
-        onLostCall: (r) => reports.push(r),
-      })) as PostgresStore;
-      try {
-        await until("the call of this database to be settled", () => server.unresolvedCalls === 0, 10_000);
-      } finally {
-        await server.close();
-      }
+      const reports = await settleAsNextServer(db.schema, dataDir, "the call of this database to be settled");
       assert.equal(reports.length, 2, JSON.stringify(reports));
       const foreign = reports.find((r) => r.ledgerId === "led_elsewhere")!;
       assert.equal(foreign.outcome, "kept");
@@ -848,18 +861,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
 
       // Settled twice (two stores sharing a directory both took it): the second finds no ledger row.
       await journal.add(here);
-      const again: LostCallReport[] = [];
-      const second = (await openStore({
-        databaseUrl: process.env.DATABASE_URL!,
-        dataDir,
-        pgSchema: db.schema,
-        onLostCall: (r) => again.push(r),
-      })) as PostgresStore;
-      try {
-        await until("the repeated call to be settled", () => second.unresolvedCalls === 0, 10_000);
-      } finally {
-        await second.close();
-      }
+      const again = await settleAsNextServer(db.schema, dataDir, "the repeated call to be settled");
       assert.deepEqual(
         again.find((r) => r.ledgerId === ledgerId),
         {
@@ -1001,7 +1003,6 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     });
     // The journal's directory cannot be made at first: a file is in the way.
     writeFileSync(inDoubtDir, "");
-    let next: PostgresStore | undefined;
     try {
       const { key, accountId } = await first.h.account("load");
       first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
@@ -1023,22 +1024,13 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       assert.equal(own[0]!.outcome, "kept", "no longer left to this process alone");
 
       await first.proxy.restore();
-      const nextReports: LostCallReport[] = [];
-      next = await PostgresStore.open(process.env.DATABASE_URL!, {
-        schema: first.schema,
-        lostCallProbeMs: 100,
-        onLostCall: (report) => nextReports.push(report),
-        inDoubtDir,
-      });
-      await next.migrate();
-      await until("the kept call to be settled", () => next!.unresolvedCalls === 0, 10_000);
+      const nextReports = await settleAsNextServer(first.schema, dataDir, "the kept call to be settled");
       assert.deepEqual(nextReports, [
         { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
       ]);
-      assert.equal((await next.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
+      assert.equal(await creditsUsedOf(first.admin, accountId), 0, "its credits are back");
       assert.equal(existsSync(file), false, "and its file is gone");
     } finally {
-      await next?.close();
       await first.proxy.restore();
       await first.close();
       rmSync(dataDir, { recursive: true, force: true });
