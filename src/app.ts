@@ -9,9 +9,9 @@ import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { API_VERSION, type Config } from "./config.ts";
 import { Billing } from "./credits/billing.ts";
-import { ApiError } from "./errors.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
-import { sendError } from "./http/error-handler.ts";
+import { noRoute, redactUrl, sendError } from "./http/error-handler.ts";
+import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
 import { registerV1Routes } from "./http/v1-routes.ts";
 import { cryptoIds, type IdGenerator } from "./ids.ts";
@@ -65,10 +65,6 @@ declare module "fastify" {
   }
 }
 
-/** Replace the key of the MCP URL form so it never reaches a log line. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/mcp\/k\/[^/?#]*/g, "/mcp/k/***");
-}
 
 export function createServices(deps: AppDeps): Services {
   const clock = deps.clock ?? systemClock;
@@ -124,6 +120,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => sendError(error, request, reply),
   });
   app.decorate("services", services);
+  // Bodies are parsed by Quarry's own JSON parser (messages with positions, refused keys as pointers).
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, jsonBodyParser);
   app.decorateRequest("caller", null);
 
   // Callback-style hooks: an async hook costs a promise per request on the hot path.
@@ -143,15 +142,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done();
   });
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendError(
-      new ApiError("not_found", `No route ${request.method} ${redactUrl(request.url.split("?")[0] ?? "")}.`, {
-        hint: "GET /v1/openapi.public.json lists every route.",
-      }),
-      request,
-      reply,
-    ),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(noRoute(request), request, reply));
 
   const auth = restAuth(services.authenticate);
   registerV1Routes(app, services, auth);

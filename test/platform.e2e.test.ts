@@ -60,6 +60,15 @@ describe("public endpoints", () => {
   test("unknown route is 404 not_found in the envelope", async () => {
     assertEnvelope(await get("/v1/nothing-here"), 404, "not_found");
   });
+
+  test("an unknown route or method is 404 whatever its body (not a 400 about the body)", async () => {
+    const json = { "content-type": "application/json" };
+    assertEnvelope(await h.call("POST", "/v1/nothing-here", { key, headers: json, body: "{not json" }), 404, "not_found");
+    assertEnvelope(await h.call("DELETE", "/v1/catalog", { key, headers: json, body: "" }), 404, "not_found");
+    const big = await h.call("PUT", "/v1/follow-up", { key, body: { x: "x".repeat(h.config.bodyLimitBytes + 10) } });
+    assertEnvelope(big, 404, "not_found");
+    assert.match(big.body.error.message, /^No route PUT \/v1\/follow-up\.$/);
+  });
 });
 
 describe("authentication", () => {
@@ -188,6 +197,39 @@ describe("validation", () => {
     assertEnvelope(big, 400, "invalid_request");
     const empty = await h.call("POST", "/v1/follow-up", { key, headers: { "content-type": "application/json" }, body: "" });
     assertEnvelope(empty, 400, "invalid_request");
+    assert.match(empty.body.error.message, /empty/);
+  });
+
+  test("a malformed body's error says where the JSON breaks", async () => {
+    const cut = await h.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: '{"query":' });
+    assertEnvelope(cut, 400, "invalid_request");
+    assert.match(cut.body.error.message, /^The body is not valid JSON: .+/);
+    const bad = await h.call("POST", "/v1/follow-up", { key, body: '{"action": more}' });
+    assertEnvelope(bad, 400, "invalid_request");
+    assert.match(bad.body.error.message, /'m'/);
+    assert.deepEqual(bad.body.error.violations, [{ path: "", message: bad.body.error.message }]);
+  });
+
+  test("prototype keys are refused with their JSON pointers, escaped spellings too", async () => {
+    const proto = await h.call("POST", "/v1/capabilities/recipes.search/execute", {
+      key,
+      body: '{"query":"Salmon Prawn Risotto","__proto__":{"num":1}}',
+    });
+    assertEnvelope(proto, 400, "invalid_request");
+    assert.deepEqual(proto.body.error.violations, [{ path: "/__proto__", message: 'a key named "__proto__" is refused' }]);
+    const escaped = await h.call("POST", "/v1/follow-up", {
+      key,
+      body: '{"action":"update","search_id":"srch_0123456789abcdef","params":{"a/b":[{"\\u005f_proto__":1}],"constructor":{"prototype":{}}}}',
+    });
+    assertEnvelope(escaped, 400, "invalid_request");
+    assert.deepEqual(
+      escaped.body.error.violations.map((v: { path: string }) => v.path),
+      ["/params/a~1b/0/__proto__", "/params/constructor/prototype"],
+    );
+    // A key that merely contains the words is an ordinary unknown key, reported by validation.
+    const named = await post("/v1/capabilities/recipes.search/execute", { query: "x", prototype: 1 });
+    assertEnvelope(named, 400, "invalid_request");
+    assert.deepEqual(named.body.error.violations.map((v: { path: string }) => v.path), ["/prototype"]);
   });
 
   test("follow-up needs exactly one of search_id or record_id, in their formats", async () => {

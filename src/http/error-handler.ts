@@ -1,6 +1,7 @@
 /**
  * Every error leaves as the spec envelope with the request id. Fastify's own client errors
- * (malformed JSON, wrong content type, oversized body) are 400 invalid_request, never 500.
+ * (malformed JSON, wrong content type, oversized body) are 400 invalid_request, never 500, except
+ * on a route that does not exist: that is 404 not_found whatever the body.
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.ts";
@@ -33,8 +34,21 @@ export function toApiError(error: unknown): ApiError {
   });
 }
 
+/** Replace the key of the MCP URL form so it never reaches a log line or a message. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/mcp\/k\/[^/?#]*/g, "/mcp/k/***");
+}
+
+/** 404 not_found for a method and path no route serves (the URL is redacted: it may hold an MCP key). */
+export function noRoute(request: FastifyRequest): ApiError {
+  return new ApiError("not_found", `No route ${request.method} ${redactUrl(request.url.split("?")[0] ?? "")}.`, {
+    hint: "GET /v1/openapi.public.json lists every route.",
+  });
+}
+
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  const api = toApiError(error);
+  const bodyError = (error as Partial<FastifyError> | null)?.code?.startsWith("FST_ERR_CTP_") === true;
+  const api = request.is404 && bodyError ? noRoute(request) : toApiError(error);
   if (api.status >= 500 && api.code !== "capability_unavailable") {
     request.log.error({ err: api.cause ?? api, code: api.code }, api.message);
   }
