@@ -65,7 +65,6 @@ declare module "fastify" {
   }
 }
 
-
 export function createServices(deps: AppDeps): Services {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
@@ -120,7 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => sendError(error, request, reply),
   });
   app.decorate("services", services);
-  // Bodies are parsed by Quarry's own JSON parser (messages with positions, refused keys as pointers).
+  // REST bodies go through Quarry's own JSON parser (JSON.parse's message, refused keys at their pointers).
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, jsonBodyParser);
   app.decorateRequest("caller", null);
