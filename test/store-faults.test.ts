@@ -19,7 +19,7 @@ import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { runCli } from "../src/cli/run.ts";
 import { type InDoubtCall, InDoubtJournal } from "../src/store/in-doubt.ts";
-import { openStore } from "../src/store/open-store.ts";
+import { inDoubtDir, openStore } from "../src/store/open-store.ts";
 import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
@@ -254,6 +254,23 @@ async function creditsUsedOf(admin: pg.Pool, accountId: string): Promise<number>
   }[];
   assert.equal(rows.length, 1, "the account exists");
   return Number(rows[0]!.credits_used);
+}
+
+/**
+ * A proxied PostgreSQL store as the server opens it with a journal: calls in doubt are kept in a
+ * fresh data directory's in-doubt folder, and its reports are collected in `own`.
+ */
+async function startJournaling(prefix: string, commitOutcomeWaitMs: number) {
+  const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
+  const journalDir = inDoubtDir(dataDir);
+  const own: LostCallReport[] = [];
+  const db = await startProxiedPostgres(prefix, {
+    commitOutcomeWaitMs,
+    lostCallProbeMs: 100,
+    onLostCall: (report) => own.push(report),
+    inDoubtDir: journalDir,
+  });
+  return { db, dataDir, journalDir, own };
 }
 
 /**
@@ -720,15 +737,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   });
 
   test("the process stops while the database is away: the call is kept on disk and the next store undoes it", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const inDoubtDir = join(dataDir, "in-doubt");
-    const own: LostCallReport[] = [];
-    const first = await startProxiedPostgres("t_lost_kept", {
-      commitOutcomeWaitMs: WAIT_MS,
-      lostCallProbeMs: 100,
-      onLostCall: (report) => own.push(report),
-      inDoubtDir,
-    });
+    const { db: first, dataDir, journalDir, own } = await startJournaling("t_lost_kept", WAIT_MS);
     try {
       const { key, accountId } = await first.h.account("load");
       first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
@@ -741,7 +750,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
         "it committed",
       );
       // On disk by the time its caller got the 503: a crash from here on does not lose it.
-      const file = join(inDoubtDir, `${ledgerId}.json`);
+      const file = join(journalDir, `${ledgerId}.json`);
       const kept = JSON.parse(readFileSync(file, "utf8"));
       assert.equal(kept.schema, first.schema);
       assert.equal(kept.storeId, await storeIdOf(first.admin), "and the database it was written against");
@@ -795,8 +804,8 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     // A call that committed while its caller got a 503, as an earlier process left it on disk.
     const { o, accountId, ledgerId, call } = await committedCallInDoubt(db.schema);
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const file = join(dataDir, "in-doubt", `${ledgerId}.json`);
-    await new InDoubtJournal(join(dataDir, "in-doubt")).add(call);
+    const file = join(inDoubtDir(dataDir), `${ledgerId}.json`);
+    await new InDoubtJournal(inDoubtDir(dataDir)).add(call);
     const opened = { databaseUrl: process.env.DATABASE_URL!, dataDir, pgSchema: db.schema };
     try {
       // The CLI opens the store without a report sink: it must not settle calls nobody would hear of.
@@ -826,7 +835,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     // same schema name (a DATA_DIR pointed at a different DATABASE_URL since).
     const { o, accountId, ledgerId, call: here } = await committedCallInDoubt(db.schema);
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const journal = new InDoubtJournal(join(dataDir, "in-doubt"));
+    const journal = new InDoubtJournal(inDoubtDir(dataDir));
     // Its transaction id means nothing here (it is in this database's future): never asked about.
     const elsewhere = {
       ...here,
@@ -847,17 +856,17 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
         /written against another database \(store another-database, this one is /,
       );
       assert.ok(
-        existsSync(join(dataDir, "in-doubt", "led_elsewhere.json")),
+        existsSync(join(inDoubtDir(dataDir), "led_elsewhere.json")),
         "left where it was, for its own database",
       );
-      assert.equal(existsSync(join(dataDir, "in-doubt", "unresolved")), false, "not set aside either");
+      assert.equal(existsSync(join(inDoubtDir(dataDir), "unresolved")), false, "not set aside either");
       assert.deepEqual(
         reports.find((r) => r.ledgerId === ledgerId),
         { outcome: "undone", requestId: o.requestId, ledgerId, accountId, credits: QUOTE.credits },
       );
       assert.equal((await ledgerByRequest(db.admin, accountId)).size, 0, "its ledger row is gone");
       assert.equal((await db.store.getAccount(accountId))!.creditsUsed, 0, "its credits are back");
-      assert.equal(existsSync(join(dataDir, "in-doubt", `${ledgerId}.json`)), false, "and its file");
+      assert.equal(existsSync(join(inDoubtDir(dataDir), `${ledgerId}.json`)), false, "and its file");
 
       // Settled twice (two stores sharing a directory both took it): the second finds no ledger row.
       await journal.add(here);
@@ -894,7 +903,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       client.release();
     }
     const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const dir = join(dataDir, "in-doubt");
+    const dir = inDoubtDir(dataDir);
     const journal = new InDoubtJournal(dir);
     const notSaved = {
       ...saved,
@@ -954,16 +963,9 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   });
 
   test("a call that cannot be kept on disk is still settled while the process runs, and said so when it stops", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const own: LostCallReport[] = [];
-    const other = await startProxiedPostgres("t_lost_nodisk", {
-      commitOutcomeWaitMs: WAIT_MS,
-      lostCallProbeMs: 100,
-      onLostCall: (report) => own.push(report),
-      inDoubtDir: join(dataDir, "in-doubt"),
-    });
+    const { db: other, dataDir, journalDir, own } = await startJournaling("t_lost_nodisk", WAIT_MS);
     // Once running, the journal's directory cannot be made: a file is in the way.
-    writeFileSync(join(dataDir, "in-doubt"), "");
+    writeFileSync(journalDir, "");
     try {
       const { key } = await other.h.account("load");
       for (const round of ["settled", "closed"]) {
@@ -992,28 +994,20 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     }
   });
   test("a call whose file could not be written is written once the disk lets it, and the next store settles it", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "quarry-in-doubt-"));
-    const inDoubtDir = join(dataDir, "in-doubt");
-    const own: LostCallReport[] = [];
-    const first = await startProxiedPostgres("t_lost_later", {
-      commitOutcomeWaitMs: WAIT_MS,
-      lostCallProbeMs: 100,
-      onLostCall: (report) => own.push(report),
-      inDoubtDir,
-    });
+    const { db: first, dataDir, journalDir, own } = await startJournaling("t_lost_later", WAIT_MS);
     // The journal's directory cannot be made at first: a file is in the way.
-    writeFileSync(inDoubtDir, "");
+    writeFileSync(journalDir, "");
     try {
       const { key, accountId } = await first.h.account("load");
       first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
       const o = await timedCall(first.h.url, key, QUOTE);
       assert.equal(o.status, 503, fmt(o));
       const ledgerId = await ledgerIdOf(first.admin, o.requestId!);
-      const file = join(inDoubtDir, `${ledgerId}.json`);
+      const file = join(journalDir, `${ledgerId}.json`);
       assert.equal(existsSync(file), false, "not on disk yet");
 
       // The disk fault clears while the database is still away: the next probe writes the file.
-      rmSync(inDoubtDir);
+      rmSync(journalDir);
       await until("the call to be written", () => existsSync(file), 10_000);
       assert.equal(JSON.parse(readFileSync(file, "utf8")).ledger.id, ledgerId);
       assert.equal(first.store.unresolvedCalls, 1, "still in doubt: the database is away");
