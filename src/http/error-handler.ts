@@ -5,10 +5,10 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.ts";
+import { BODY_HINT } from "./json-body.ts";
 
+// Malformed and empty JSON bodies are refused by Quarry's own parser (json-body.ts), not here.
 const CLIENT_ERRORS: Record<string, string> = {
-  FST_ERR_CTP_INVALID_JSON_BODY: "The body is not valid JSON.",
-  FST_ERR_CTP_EMPTY_JSON_BODY: "The body is empty; send a JSON object.",
   FST_ERR_CTP_INVALID_MEDIA_TYPE: "Send the body as application/json.",
   FST_ERR_CTP_BODY_TOO_LARGE: "The body is too large.",
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: "The Content-Length does not match the body.",
@@ -25,7 +25,7 @@ export function toApiError(error: unknown): ApiError {
   if (known || (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) || fe.name === "SyntaxError") {
     return new ApiError("invalid_request", known ?? fe.message ?? "The request is not valid.", {
       violations: [{ path: "", message: known ?? fe.message ?? "not valid" }],
-      hint: "Send a JSON object with Content-Type: application/json.",
+      hint: BODY_HINT,
     });
   }
   return new ApiError("internal_error", "Something went wrong inside Quarry; nothing was charged.", {

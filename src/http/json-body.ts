@@ -13,10 +13,11 @@
 import type { FastifyRequest } from "fastify";
 import { ApiError, invalidRequest, type Violation } from "../errors.ts";
 
-const HINT = "Send a JSON object with Content-Type: application/json.";
+/** The hint of every refusal of a request body (here and error-handler.ts). */
+export const BODY_HINT = "Send a JSON object with Content-Type: application/json.";
 
 function refuse(message: string): ApiError {
-  return new ApiError("invalid_request", message, { violations: [{ path: "", message }], hint: HINT });
+  return new ApiError("invalid_request", message, { violations: [{ path: "", message }], hint: BODY_HINT });
 }
 
 /** RFC 6901 escaping of one reference token. */
