@@ -309,9 +309,23 @@ describe("reference capabilities", () => {
     assert.equal(upd.status, 200, JSON.stringify(upd.body));
     assert.equal(upd.body.search_id, ex.body.search_id);
     assert.equal(upd.body.results.length, 1);
+    // A search.php record's detail is stored (mapped from the page source kept at search time):
+    // free, no provider call, the same answer every time.
+    const beforeDetails = h.replay.requests.length;
     const det = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details" });
     assert.equal(det.status, 200);
-    assert.ok(Array.isArray(det.body.detail.ingredients));
+    assert.equal(det.body.detail.meal_id, "52823");
+    assert.equal(det.body.detail.ingredients.length, 11);
+    assert.deepEqual(det.body.detail.ingredients[0], { ingredient: "butter", measure: "50g/2oz" });
+    assert.deepEqual(
+      det.body.links.map((l: { label: string }) => l.label),
+      ["Original recipe", "Video", "Photo", "TheMealDB page"],
+    );
+    assert.equal(det.body.cached, true);
+    assert.equal(det.body.charged_credits, 0);
+    const again = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details" });
+    assert.deepEqual(again.body.detail, det.body.detail);
+    assert.equal(h.replay.requests.length, beforeDetails, "stored details must not call the provider");
     const badUpdate = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { nope: 1 } });
     assertEnvelope(badUpdate, 400, "invalid_request");
     assert.equal(badUpdate.body.error.violations[0].path, "/params/nope");

@@ -29,7 +29,10 @@ export interface RecordDraft {
   summary: { title: string; url?: string; snippet?: string } & JsonObject;
   /** Private provider data needed for record actions (ids); never sent to the client. */
   ref?: JsonObject;
-  /** Detail stored at search time ("stored" details); served free by `details`. */
+  /**
+   * Detail stored at search time ("stored" details); served free by `details`. A capability with
+   * `detailFromSource` leaves it out and keeps its page's `source` instead.
+   */
   detail?: JsonObject;
   /** Links returned with the stored detail. */
   links?: Link[];
@@ -46,6 +49,13 @@ export interface SearchPage {
   costUsd?: number;
   notes?: string[];
   filters?: Filter[];
+  /**
+   * The provider's body this page was mapped from, as text (UpstreamResponse.text), for a
+   * capability with `detailFromSource`: it is stored with the page's records at search time and
+   * their `details` are mapped from it when asked, so the mapped detail is neither built nor
+   * written on the request path (docs/architecture.md, "Stored details from the source").
+   */
+  source?: string;
 }
 
 export interface ActionResult {
@@ -112,6 +122,12 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   /** Run one search call: `cursor` is null for the first slice, else a previous `SearchPage.next`. */
   search(ctx: CapabilityContext, query: Q, cursor: JsonValue): Promise<SearchPage>;
   recordActions: RecordActionDef[];
+  /**
+   * A stored record's detail mapped from its page's `source` (SearchPage.source), or null when the
+   * source does not hold it (the record then falls back to `runAction`, or `410 session_expired`).
+   * Pure: no I/O, no charge.
+   */
+  detailFromSource?(source: string, record: StoredRecordView): { detail: JsonObject; links: Link[] } | null;
   /** Fetch a record action from the provider (fetched details, or re-lookup of a missing stored one). */
   runAction?(ctx: CapabilityContext, action: string, record: StoredRecordView): Promise<ActionResult>;
   /** Valid example bodies for inspect (the demo's recorded data answers them). */

@@ -17,7 +17,6 @@ import type {
   JsonObject,
   JsonValue,
   Link,
-  RecordDraft,
   SearchPage,
 } from "../capabilities/types.ts";
 import type { Clock } from "../clock.ts";
@@ -27,6 +26,7 @@ import { ApiError, invalidRequest, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import {
   type AccountRow,
+  type CachedAction,
   type CommitOp,
   MAX_SESSION_RECORDS,
   type RecordRow,
@@ -176,9 +176,15 @@ export class SearchService {
     }
   }
 
-  private records(searchId: string, accountId: string, drafts: RecordDraft[], from: number): RecordRow[] {
+  /**
+   * A page's drafts as rows from position `from`. When the capability maps its stored details from
+   * the page's source, the first row holds the source and every row points at it.
+   */
+  private records(cap: Capability<JsonObject>, searchId: string, accountId: string, page: SearchPage, from: number): RecordRow[] {
+    const drafts = page.records;
     assertRoom(from, drafts.length);
-    return drafts.map((d, i) => ({
+    const source = cap.detailFromSource !== undefined && page.source !== undefined ? page.source : undefined;
+    const rows: RecordRow[] = drafts.map((d, i) => ({
       id: this.deps.ids.recordId(),
       searchId,
       accountId,
@@ -188,7 +194,23 @@ export class SearchService {
       detail: d.detail ?? null,
       links: d.links ?? null,
       actions: {},
+      sourceAt: source === undefined ? null : from,
     }));
+    if (source !== undefined && rows.length > 0) rows[0]!.source = source;
+    return rows;
+  }
+
+  /**
+   * A record's stored detail: the one written at search time, else mapped from its page's source;
+   * null when it has neither (or the source no longer holds it).
+   */
+  private async storedDetail(cap: Capability<JsonObject>, record: RecordRow, session: SessionRow): Promise<CachedAction | null> {
+    if (record.detail !== null) return { detail: record.detail, links: record.links ?? [] };
+    if (record.sourceAt === null || !cap.detailFromSource) return null;
+    const source = await this.deps.store.getSource(record.searchId, record.sourceAt);
+    if (source === null) return null;
+    const view = { summary: record.summary, ref: record.ref, detail: null, query: session.query };
+    return cap.detailFromSource(source, view);
   }
 
   private expiry(): number {
@@ -241,7 +263,7 @@ export class SearchService {
       { capability: cap.id, operation: "execute", maxCredits: cap.maxCredits(query), requestId },
       async () => {
         const page = await this.runSearch(cap, query, null);
-        const rows = this.records(searchId, caller.account.id, page.records, 0);
+        const rows = this.records(cap, searchId, caller.account.id, page, 0);
         const { state, visible } = this.freshSet(cap, query, page, rows, 0);
         const now = this.deps.clock.now();
         const session: SessionRow = {
@@ -413,7 +435,7 @@ export class SearchService {
         const page: SearchPage = exhausted
           ? { records: [], next: null, credits: 0 }
           : await this.runSearch(cap, session.query, state.cursor ?? null);
-        const rows = this.records(session.id, caller.account.id, page.records, state.nextPosition);
+        const rows = this.records(cap, session.id, caller.account.id, page, state.nextPosition);
         const next: SessionState = {
           ...state,
           nextPosition: state.nextPosition + rows.length,
@@ -455,7 +477,7 @@ export class SearchService {
       { capability: cap.id, operation: "update", maxCredits: cap.maxCredits(query), requestId },
       async () => {
         const page = await this.runSearch(cap, query, null);
-        const rows = this.records(session.id, caller.account.id, page.records, start);
+        const rows = this.records(cap, session.id, caller.account.id, page, start);
         const fresh = this.freshSet(cap, query, page, rows, start);
         return {
           result: fresh,
@@ -495,7 +517,7 @@ export class SearchService {
     if (params !== undefined) throw invalidRequest([{ path: "/params", message: "record actions take no params" }]);
 
     const cached = record.actions[action];
-    const stored = def.mode === "stored" && record.detail !== null ? { detail: record.detail, links: record.links ?? [] } : null;
+    const stored = !cached && def.mode === "stored" ? await this.storedDetail(cap, record, session) : null;
     if (cached || stored) {
       // Served without a provider call: free; the session's life is extended. Only the expiry is
       // written: record actions are not serialized with `more` on the session, so writing back the

@@ -195,12 +195,16 @@ const PATCH_COLUMNS = {
 } as const satisfies Record<keyof AccountPatch, string>;
 
 /** Records go in as one JSON array parameter: one round trip however many there are. */
-const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions)
+const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions,
+    source_at, source)
   SELECT r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links,
-         COALESCE(r.actions, '{}'::jsonb)
+         COALESCE(r.actions, '{}'::jsonb), r.source_at, r.source
   FROM jsonb_to_recordset($1::jsonb) AS r(id text, search_id text, account_id text, position bigint,
-       summary jsonb, ref jsonb, detail jsonb, links jsonb, actions jsonb)
+       summary jsonb, ref jsonb, detail jsonb, links jsonb, actions jsonb, source_at bigint, source text)
   ORDER BY r.position`;
+
+/** A record's columns as read back: all but its page source, which getSource reads alone. */
+const RECORD_COLUMNS = "r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links, r.actions, r.source_at";
 
 /** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
 const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)
@@ -613,6 +617,8 @@ export class PostgresStore implements Store {
       detail: r.detail ?? null,
       links: r.links ?? null,
       actions: r.actions ?? {},
+      source_at: r.sourceAt ?? null,
+      source: r.source ?? null,
     }));
     await client.query(INSERT_RECORDS, [jsonb(payload)]);
   }
@@ -945,7 +951,8 @@ export class PostgresStore implements Store {
     return this.guard(async () =>
       (
         await this.rows(
-          "SELECT * FROM records WHERE search_id = $1 AND position >= $2 AND position < $3 ORDER BY position",
+          `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.search_id = $1 AND r.position >= $2 AND r.position < $3
+           ORDER BY r.position`,
           [searchId, Math.ceil(bound(from)), Math.ceil(bound(to))],
         )
       ).map((r) => toRecord(r, decodeJsonParsed)),
@@ -955,7 +962,7 @@ export class PostgresStore implements Store {
   getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null> {
     return this.guard(async () => {
       const row = await this.row(
-        `SELECT r.*, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query,
+        `SELECT ${RECORD_COLUMNS}, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query,
            s.state AS s_state, s.expires_at AS s_expires_at, s.created_at AS s_created_at
          FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = $1`,
         [id],
@@ -963,6 +970,14 @@ export class PostgresStore implements Store {
       return row
         ? { record: toRecord(row, decodeJsonParsed), session: toSession(row, decodeJsonParsed, "s_") }
         : null;
+    });
+  }
+
+  getSource(searchId: string, position: number): Promise<string | null> {
+    return this.guard(async () => {
+      if (!Number.isSafeInteger(position) || position < 0) return null;
+      const row = await this.row("SELECT source FROM records WHERE search_id = $1 AND position = $2", [searchId, position]);
+      return typeof row?.source === "string" ? row.source : null;
     });
   }
 

@@ -114,6 +114,7 @@ export function toRecord(row: Raw, json: JsonDecoder): RecordRow {
     detail: json(row.detail) as RecordRow["detail"],
     links: json(row.links) as RecordRow["links"],
     actions: (json(row.actions) ?? {}) as Record<string, CachedAction>,
+    sourceAt: row.source_at === null || row.source_at === undefined ? null : num(row.source_at),
   };
 }
 

@@ -145,8 +145,8 @@ const SQL = {
   updateSession:
     "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ? RETURNING seq",
   insertRecord:
-    "INSERT INTO records (slot, id, search_id, account_id, position, summary, ref, detail, links, actions)" +
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO records (slot, id, search_id, account_id, position, summary, ref, detail, links, actions, source_at, source)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   recordActions: "SELECT actions FROM records WHERE id = ?",
   setRecordActions: "UPDATE records SET actions = ? WHERE id = ?",
   touchSession: "UPDATE sessions SET expires_at = ? WHERE id = ?",
@@ -360,6 +360,8 @@ export class SqliteWriter {
         jsonText(r.detail),
         jsonText(r.links),
         JSON.stringify(r.actions ?? {}),
+        r.sourceAt ?? null,
+        r.source ?? null,
       );
     }
   }

@@ -226,6 +226,7 @@ describe("SqliteStore", () => {
       detail: null,
       links: null,
       actions: {},
+      sourceAt: null,
     });
     for (const [searchId, expiresAt] of [
       ["srch_slot_old", 100],

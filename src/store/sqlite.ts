@@ -80,8 +80,12 @@ function isBusy(error: unknown): boolean {
  * A page of a session: the row-id range of its seq (migration 003), search_id checked too.
  * Parameters: from, to (offsets within the session's slots), search id. Exported for its plan test.
  */
+/** A record's columns as read back: all but its page source, which getSource reads alone. */
+const RECORD_COLUMNS =
+  "r.slot, r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links, r.actions, r.source_at";
+
 export const GET_RECORDS_SQL =
-  `SELECT r.* FROM sessions s JOIN records r ON r.slot >= s.seq * ${MAX_SESSION_RECORDS} + ?` +
+  `SELECT ${RECORD_COLUMNS} FROM sessions s JOIN records r ON r.slot >= s.seq * ${MAX_SESSION_RECORDS} + ?` +
   ` AND r.slot < s.seq * ${MAX_SESSION_RECORDS} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
 
 const SQL = {
@@ -106,9 +110,13 @@ const SQL = {
   getSession: "SELECT * FROM sessions WHERE id = ?",
   getRecords: GET_RECORDS_SQL,
   getRecord:
-    "SELECT r.*, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query," +
+    `SELECT ${RECORD_COLUMNS}, s.id AS s_id,` +
+    " s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query," +
     " s.state AS s_state, s.expires_at AS s_expires_at, s.created_at AS s_created_at" +
     " FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = ?",
+  getSource:
+    `SELECT r.source FROM sessions s JOIN records r ON r.slot = s.seq * ${MAX_SESSION_RECORDS} + ?` +
+    " WHERE s.id = ? AND r.search_id = s.id",
 } as const;
 
 /** A position bound as an offset within a session's slots (0 ≤ p ≤ MAX_SESSION_RECORDS), rounded up as PostgreSQL's store does. */
@@ -444,6 +452,14 @@ export class SqliteStore implements Store {
       return row
         ? { record: toRecord(row, decodeJsonText), session: toSession(row, decodeJsonText, "s_") }
         : null;
+    });
+  }
+
+  getSource(searchId: string, position: number): Promise<string | null> {
+    return this.guard(() => {
+      if (!Number.isSafeInteger(position) || position < 0 || position >= MAX_SESSION_RECORDS) return null;
+      const source = this.row(SQL.getSource, position, searchId)?.source;
+      return typeof source === "string" ? source : null;
     });
   }
 

@@ -85,6 +85,7 @@ function newRecord(session: SessionRow, position: number, full = true): RecordRo
     detail: full ? { text: "stored detail", tags: ["x"], missing: null } : null,
     links: full ? [{ label: "Source", url: `https://example.com/${position}/src` }] : null,
     actions: {},
+    sourceAt: null,
   };
 }
 
@@ -552,6 +553,43 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.deepEqual(await store.getRecord(records[1]!.id), { record: records[1], session: s });
       assert.deepEqual(await store.getRecord(records[0]!.id), { record: records[0], session: s });
       assert.equal(await store.getRecord(uid("rec")), null);
+    });
+
+    test("a page source is kept on its page's first record and read back only by getSource", async () => {
+      const a = await account();
+      // Not ASCII, with a quote, a backslash and an escaped NUL: kept exactly as the provider sent it.
+      const text = '{"meals":[{"idMeal":"1","strMeal":"Crème \\"brûlée\\" \\\\ \\u0000"}]}';
+      const page = (s: SessionRow, from: number, count: number, source: string): RecordRow[] =>
+        Array.from({ length: count }, (_, i) => ({
+          ...newRecord(s, from + i, false),
+          sourceAt: from,
+          ...(i === 0 ? { source } : {}),
+        }));
+      const { session: s, records } = await storeSession(a.id, (s) => page(s, 0, 3, text));
+      // Rows come back with `sourceAt` and without the source itself.
+      const asRead = records.map(({ source: _source, ...r }) => r);
+      assert.deepEqual(await store.getRecords(s.id, 0, 10), asRead);
+      assert.deepEqual(await store.getRecord(records[0]!.id), { record: asRead[0], session: s });
+      assert.equal(await store.getSource(s.id, 0), text);
+      assert.equal(await store.getSource(s.id, 1), null, "only the page's first record holds it");
+      assert.equal(await store.getSource(s.id, 7), null);
+      assert.equal(await store.getSource(s.id, -1), null);
+      assert.equal(await store.getSource(uid("srch"), 0), null);
+      // A later page (an update's fresh set) keeps its own source.
+      const later = page(s, 3, 2, "second page");
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 0),
+        sessionUpdate: { id: s.id, state: { served: 2 }, expiresAt: s.expiresAt, records: later },
+      });
+      assert.equal(await store.getSource(s.id, 3), "second page");
+      assert.equal(await store.getSource(s.id, 0), text);
+      assert.deepEqual((await store.getRecords(s.id, 3, 5)).map((r) => r.sourceAt), [3, 3]);
+      // The source goes with its session.
+      const expired = await storeSession(a.id, (x) => page(x, 0, 1, "gone"), newSession(a.id, { expiresAt: 50 }));
+      assert.equal(await store.getSource(expired.session.id, 0), "gone");
+      assert.ok((await store.sweepExpired(60, 10)) >= 1);
+      assert.equal(await store.getSource(expired.session.id, 0), null);
     });
 
     test("touchSession moves the expiry", async () => {

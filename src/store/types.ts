@@ -91,6 +91,16 @@ export interface RecordRow {
   links: Link[] | null;
   /** Record-action results cached after their first call, by action name. */
   actions: Record<string, CachedAction>;
+  /**
+   * Position of the record that holds this record's page source (SearchPage.source), null when
+   * its page kept none. The page's first record holds it.
+   */
+  sourceAt: number | null;
+  /**
+   * The page source, on the record at `sourceAt` only. Written with the record; getRecords and
+   * getRecord do not read it back (a page's source can be large), getSource does.
+   */
+  source?: string;
 }
 
 /**
@@ -176,6 +186,8 @@ export interface Store {
   getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]>;
   /** A record with its session; null when unknown. */
   getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null>;
+  /** The page source held by the record at `position` of search `searchId`; null when none. */
+  getSource(searchId: string, position: number): Promise<string | null>;
   /** Extend a session's life (every use). */
   touchSession(id: string, expiresAt: number): Promise<void>;
   /** Delete up to `limit` sessions (and their records) that expired before `before`. Returns how many. */

@@ -233,9 +233,9 @@ export class HttpUpstreamClient implements UpstreamClient {
         hint: "The provider refused the request; nothing was charged.",
       });
     }
-    if (req.responseType === "text") return { status, headers: res.headers, body: text as T };
+    if (req.responseType === "text") return { status, headers: res.headers, body: text as T, text };
     try {
-      return { status, headers: res.headers, body: JSON.parse(text) as T };
+      return { status, headers: res.headers, body: JSON.parse(text) as T, text };
     } catch {
       throw new AttemptError("the response was not valid JSON", true);
     }

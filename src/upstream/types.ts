@@ -42,6 +42,11 @@ export interface UpstreamResponse<T = unknown> {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: T;
+  /**
+   * The body as the provider sent it (before JSON parsing). A capability whose stored details are
+   * mapped on read keeps it as its page's `source` (capabilities/types.ts, SearchPage).
+   */
+  text?: string;
 }
 
 /** The one client every provider call goes through: deadline, retries, errors, size cap, User-Agent. */

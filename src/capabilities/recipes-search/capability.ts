@@ -13,6 +13,7 @@ import {
   NOT_INFERRED,
   parseMeals,
   SELECTORS,
+  storedMealDetail,
   toPage,
   toRequest,
 } from "./themealdb.ts";
@@ -120,8 +121,9 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
   mergeUpdate: mergeRecipeUpdate,
   async search(ctx, query) {
     const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-    return toPage(response.body);
+    return toPage(response.body, response.text ?? JSON.stringify(response.body));
   },
+  detailFromSource: (source, record) => storedMealDetail(source, record.ref?.meal_id),
   recordActions: [
     {
       name: "details",

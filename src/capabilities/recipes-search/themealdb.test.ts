@@ -11,14 +11,17 @@ import {
   mealDetail,
   parseMeals,
   snippetOf,
+  storedMealDetail,
   toPage,
   toRequest,
 } from "./themealdb.ts";
 
+function fixtureText(name: string): string {
+  return readFileSync(new URL(`../../../fixtures/providers/themealdb/${name}`, import.meta.url), "utf8");
+}
+
 function fixture(name: string): unknown {
-  return JSON.parse(
-    readFileSync(new URL(`../../../fixtures/providers/themealdb/${name}`, import.meta.url), "utf8"),
-  );
+  return JSON.parse(fixtureText(name));
 }
 
 test("query maps to search.php?s= with the literal {api_key} path segment, trimmed", () => {
@@ -42,8 +45,10 @@ test("lookupRequest targets lookup.php?i=", () => {
   assert.deepEqual(req.query, { i: "52772" });
 });
 
-test("a full meal from search.php becomes a record with stored detail", () => {
-  const page = toPage(fixture("search_single_result.json"));
+test("a full meal from search.php becomes a record; its stored detail is mapped from the page source", () => {
+  const text = fixtureText("search_single_result.json");
+  const page = toPage(JSON.parse(text), text);
+  assert.equal(page.source, text, "the body as sent is the page's source");
   assert.equal(page.next, null);
   assert.equal(page.credits, 0);
   assert.equal(page.records.length, 1);
@@ -58,8 +63,10 @@ test("a full meal from search.php becomes a record with stored detail", () => {
   assert.match(rec.summary.snippet ?? "", /^Melt the butter in a thick-based pan/);
   assert.ok(!(rec.summary.snippet ?? "").includes("\r"));
   assert.deepEqual(rec.ref, { meal_id: "52823" });
-  const detail = rec.detail;
-  assert.ok(detail);
+  assert.equal(rec.detail, undefined, "not built at search time");
+  const stored = storedMealDetail(text, "52823");
+  assert.ok(stored);
+  const { detail, links } = stored;
   assert.equal(detail.meal_id, "52823");
   assert.deepEqual(detail.tags, ["Fish"]);
   assert.equal(detail.video_url, "https://www.youtube.com/watch?v=V2PMvBv52IE");
@@ -67,9 +74,24 @@ test("a full meal from search.php becomes a record with stored detail", () => {
   assert.match(String(detail.caveat), /not inferred/);
   assert.ok(!String(detail.instructions).includes("\r"));
   assert.deepEqual(
-    rec.links?.map((l) => l.label),
+    links.map((l) => l.label),
     ["Original recipe", "Video", "Photo", "TheMealDB page"],
   );
+  // The same detail as mapping the meal directly; nothing for an id the source does not hold.
+  const [meal] = parseMeals(JSON.parse(text));
+  assert.ok(meal);
+  assert.deepEqual(stored, mealDetail(meal));
+  assert.equal(storedMealDetail(text, "52772"), null);
+  assert.equal(storedMealDetail(text, undefined), null);
+  assert.equal(storedMealDetail("not json", "52823"), null);
+  assert.equal(storedMealDetail('{"meals":null}', "52823"), null);
+});
+
+test("filter.php pages keep no source (partial meals: their details are looked up)", () => {
+  const text = fixtureText("filter_by_category.json");
+  assert.equal(toPage(JSON.parse(text), text).source, undefined);
+  // A partial meal of that id is not a stored detail.
+  assert.equal(storedMealDetail(text, "52823"), null);
 });
 
 test("ingredients are paired with trimmed measures and empty slots are dropped", () => {

@@ -71,8 +71,12 @@ export function parseMeals(body: unknown): Meal[] {
   );
 }
 
-/** All meals of the body as records (local paging: the service slices by `num`). */
-export function toPage(body: unknown): SearchPage {
+/**
+ * All meals of the body as records (local paging: the service slices by `num`). `text` is the body
+ * as TheMealDB sent it: when the page holds full meals (search.php, lookup.php) it is the page's
+ * source, from which `storedMealDetail` maps each record's detail when `details` asks for it.
+ */
+export function toPage(body: unknown, text?: string): SearchPage {
   const meals = parseMeals(body);
   const records = meals.map(mealToRecord);
   const notes: string[] = [];
@@ -81,10 +85,27 @@ export function toPage(body: unknown): SearchPage {
       "Ingredient, category and cuisine filters list names only; `details` looks each recipe up at no charge.",
     );
   }
-  return { records, next: null, credits: 0, costUsd: 0, ...(notes.length > 0 ? { notes } : {}) };
+  const source = text !== undefined && meals.some(isFullMeal) ? { source: text } : {};
+  return { records, next: null, credits: 0, costUsd: 0, ...(notes.length > 0 ? { notes } : {}), ...source };
 }
 
-/** One meal as a record; full meals (search.php, lookup.php) also carry their stored detail. */
+/**
+ * The stored detail of meal `mealId` mapped from its page's source (the body `toPage` was given),
+ * or null when the source holds no full meal of that id.
+ */
+export function storedMealDetail(source: string, mealId: unknown): { detail: JsonObject; links: Link[] } | null {
+  if (typeof mealId !== "string" || mealId === "") return null;
+  let meals: Meal[];
+  try {
+    meals = parseMeals(JSON.parse(source));
+  } catch {
+    return null;
+  }
+  const meal = meals.find((m) => text(m.idMeal) === mealId && isFullMeal(m));
+  return meal === undefined ? null : mealDetail(meal);
+}
+
+/** One meal as a record: its summary and the id `details` needs (the detail comes from the page source). */
 export function mealToRecord(meal: Meal): RecordDraft {
   const id = text(meal.idMeal) ?? "";
   const title = text(meal.strMeal) ?? `Meal ${id}`;
@@ -96,13 +117,7 @@ export function mealToRecord(meal: Meal): RecordDraft {
   const cuisine = cuisineOf(meal);
   if (cuisine !== undefined) summary.cuisine = cuisine;
   summary.attribution = ATTRIBUTION;
-  const record: RecordDraft = { summary, ref: { meal_id: id } };
-  if (isFullMeal(meal)) {
-    const { detail, links } = mealDetail(meal);
-    record.detail = detail;
-    record.links = links;
-  }
-  return record;
+  return { summary, ref: { meal_id: id } };
 }
 
 /** The stored detail: paired ingredients and measures, instructions, source links. */
