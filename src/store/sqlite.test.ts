@@ -200,6 +200,38 @@ describe("SqliteStore", () => {
     check.close();
   });
 
+  test("a database at migration 3 upgrades in place: records keep their stored detail and have no source", async () => {
+    const file = join(dir, "upgrade-sources.db");
+    const raw = new Database(file);
+    raw.pragma("journal_mode = WAL");
+    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+    for (const migration of loadMigrations("sqlite").filter((m) => m.version <= 3)) {
+      raw.exec(migration.sql);
+      raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(migration.version);
+    }
+    raw.prepare(
+      "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_src', 'u', 'free', 'free', 50, 0)",
+    ).run();
+    const seq = raw
+      .prepare(
+        "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES ('srch_src', 'acct_src', 'recipes.search', '{}', '{}', 9000, 1)",
+      )
+      .run().lastInsertRowid;
+    raw.prepare(
+      "INSERT INTO records (slot, id, search_id, account_id, position, summary, detail, links, actions) VALUES (?, 'rec_src', 'srch_src', 'acct_src', 0, ?, ?, ?, '{}')",
+    ).run(Number(seq) * 1_048_576, JSON.stringify({ title: "Old" }), JSON.stringify({ meal_id: "1" }), JSON.stringify([{ label: "Page", url: "https://example.com" }]));
+    raw.close();
+
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    const found = await store.getRecord("rec_src");
+    assert.deepEqual(found?.record.detail, { meal_id: "1" });
+    assert.deepEqual(found?.record.links, [{ label: "Page", url: "https://example.com" }]);
+    assert.equal(found?.record.sourceAt, null);
+    assert.equal(await store.getSource("srch_src", 0), null);
+    await store.close();
+  });
+
   test("a session's records are one row-id range: read without an index, swept with their session", async () => {
     const file = join(dir, "slots.db");
     const store = SqliteStore.open(file);
