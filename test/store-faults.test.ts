@@ -505,6 +505,17 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
   after(() => db?.close());
 
   /**
+   * A quote on `on` whose COMMIT reaches the database but whose reply is lost, the database refusing
+   * connections from then on: the caller gets 503 once the store stops waiting for the outcome.
+   */
+  async function quoteWithCommitReplyLost(on: ProxiedPostgres, key: string): Promise<Outcome> {
+    on.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void on.proxy.cut("refuse") });
+    const o = await timedCall(on.h.url, key, QUOTE);
+    assert.equal(o.status, 503, fmt(o));
+    return o;
+  }
+
+  /**
    * A billed call that committed, and the record an earlier process would have kept on disk had its
    * caller got a 503 (its transaction id read from the ledger row's xmin), for `schema`.
    */
@@ -711,9 +722,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     });
     try {
       const { key, accountId } = await other.h.account("load");
-      other.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void other.proxy.cut("refuse") });
-      const o = await timedCall(other.h.url, key, QUOTE);
-      assert.equal(o.status, 503, fmt(o));
+      const o = await quoteWithCommitReplyLost(other, key);
       assert.equal(other.store.unresolvedCalls, 1);
       const ledgerId = await ledgerIdOf(other.admin, o.requestId!);
       await other.h.close();
@@ -740,9 +749,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     const { db: first, dataDir, journalDir, own } = await startJournaling("t_lost_kept", WAIT_MS);
     try {
       const { key, accountId } = await first.h.account("load");
-      first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
-      const o = await timedCall(first.h.url, key, QUOTE);
-      assert.equal(o.status, 503, fmt(o));
+      const o = await quoteWithCommitReplyLost(first, key);
       const ledgerId = await ledgerIdOf(first.admin, o.requestId!);
       assert.equal(
         (await ledgerByRequest(first.admin, accountId)).get(o.requestId!),
@@ -969,9 +976,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     try {
       const { key } = await other.h.account("load");
       for (const round of ["settled", "closed"]) {
-        other.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void other.proxy.cut("refuse") });
-        const o = await timedCall(other.h.url, key, QUOTE);
-        assert.equal(o.status, 503, fmt(o));
+        await quoteWithCommitReplyLost(other, key);
         if (round === "settled") {
           await other.proxy.restore();
           await until("the call to be settled", () => other.store.unresolvedCalls === 0, 10_000);
@@ -993,15 +998,14 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
   test("a call whose file could not be written is written once the disk lets it, and the next store settles it", async () => {
     const { db: first, dataDir, journalDir, own } = await startJournaling("t_lost_later", WAIT_MS);
     // The journal's directory cannot be made at first: a file is in the way.
     writeFileSync(journalDir, "");
     try {
       const { key, accountId } = await first.h.account("load");
-      first.proxy.loseNext(COMMIT, "reply", { ...AFTER, onCut: () => void first.proxy.cut("refuse") });
-      const o = await timedCall(first.h.url, key, QUOTE);
-      assert.equal(o.status, 503, fmt(o));
+      const o = await quoteWithCommitReplyLost(first, key);
       const ledgerId = await ledgerIdOf(first.admin, o.requestId!);
       const file = join(journalDir, `${ledgerId}.json`);
       assert.equal(existsSync(file), false, "not on disk yet");

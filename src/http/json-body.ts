@@ -11,18 +11,13 @@
  * their body (error-handler.ts).
  */
 import type { FastifyRequest } from "fastify";
-import { ApiError, invalidRequest, type Violation } from "../errors.ts";
+import { ApiError, invalidRequest, pointerToken, type Violation } from "../errors.ts";
 
 /** The hint of every refusal of a request body (here and error-handler.ts). */
 export const BODY_HINT = "Send a JSON object with Content-Type: application/json.";
 
 function refuse(message: string): ApiError {
   return new ApiError("invalid_request", message, { violations: [{ path: "", message }], hint: BODY_HINT });
-}
-
-/** RFC 6901 escaping of one reference token. */
-function token(key: string): string {
-  return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 
 /**
@@ -49,7 +44,7 @@ export function poisonedKeys(root: unknown): Violation[] {
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
       const child = (value as Record<string, unknown>)[key];
-      const at = `${path}/${token(key)}`;
+      const at = `${path}/${pointerToken(key)}`;
       if (key === "__proto__") {
         stack.push({ path: at, message: 'a key named "__proto__" is refused' });
       } else if (key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype")) {

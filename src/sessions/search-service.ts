@@ -22,7 +22,7 @@ import type {
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
-import { ApiError, invalidRequest, type Violation } from "../errors.ts";
+import { ApiError, invalidRequest, pointer, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import {
   type AccountRow,
@@ -467,7 +467,7 @@ export class SearchService {
     const fields = Object.keys(cap.schema.properties);
     const unknown = Object.keys(params).filter((k) => !fields.includes(k));
     if (unknown.length > 0) {
-      throw invalidRequest(unknown.map((k) => ({ path: `/params/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, message: `unknown field "${k}"` })));
+      throw invalidRequest(unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })));
     }
     const merged = cap.mergeUpdate ? cap.mergeUpdate(session.query, params) : defaultMerge(session.query, params);
     const query = this.validateQuery(cap, merged, "/params");

@@ -31,6 +31,21 @@ function account(id: string) {
   };
 }
 
+/**
+ * A database file as an earlier release left it: WAL, migrations up to `version` applied and
+ * recorded, nothing else. The upgrade tests fill it through the returned connection, then close it.
+ */
+function databaseAtMigration(file: string, version: number): Database.Database {
+  const raw = new Database(file);
+  raw.pragma("journal_mode = WAL");
+  raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
+  for (const migration of loadMigrations("sqlite").filter((m) => m.version <= version)) {
+    raw.exec(migration.sql);
+    raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(migration.version);
+  }
+  return raw;
+}
+
 describe("SqliteStore", () => {
   const dir = mkdtempSync(join(tmpdir(), "quarry-sqlite-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -113,12 +128,7 @@ describe("SqliteStore", () => {
 
   test("a database at migration 1 upgrades in place: ledger rows and totals are kept", async () => {
     const file = join(dir, "upgrade.db");
-    const raw = new Database(file);
-    raw.pragma("journal_mode = WAL");
-    const [first] = loadMigrations("sqlite");
-    raw.exec(first!.sql);
-    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-    raw.prepare("INSERT INTO schema_migrations VALUES (1, 0)").run();
+    const raw = databaseAtMigration(file, 1);
     raw
       .prepare(
         "INSERT INTO accounts (id, name, plan_id, status, credits_used, credits_cap, created_at) VALUES ('acct_old', 'o', 'free', 'free', 7, 50, 0)",
@@ -149,13 +159,7 @@ describe("SqliteStore", () => {
 
   test("a database at migration 2 upgrades in place: sessions and records keep ids, positions and order", async () => {
     const file = join(dir, "upgrade-records.db");
-    const raw = new Database(file);
-    raw.pragma("journal_mode = WAL");
-    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-    for (const migration of loadMigrations("sqlite").filter((m) => m.version <= 2)) {
-      raw.exec(migration.sql);
-      raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(migration.version);
-    }
+    const raw = databaseAtMigration(file, 2);
     raw.prepare(
       "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_up', 'u', 'free', 'free', 50, 0)",
     ).run();
@@ -202,13 +206,7 @@ describe("SqliteStore", () => {
 
   test("a database at migration 3 upgrades in place: records keep their stored detail and have no source", async () => {
     const file = join(dir, "upgrade-sources.db");
-    const raw = new Database(file);
-    raw.pragma("journal_mode = WAL");
-    raw.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)");
-    for (const migration of loadMigrations("sqlite").filter((m) => m.version <= 3)) {
-      raw.exec(migration.sql);
-      raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(migration.version);
-    }
+    const raw = databaseAtMigration(file, 3);
     raw.prepare(
       "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_src', 'u', 'free', 'free', 50, 0)",
     ).run();
