@@ -573,7 +573,7 @@ function mcpVerdict(tool: string, args: unknown): McpVerdict {
   const root = args ?? {};
   const toolSchema = toolSchemas.get(tool);
   assert.ok(toolSchema, `tools/list has no ${tool}`);
-  if (hasIllFormedString(root)) return "invalid";
+  if (hasIllFormedString(root) || poisoned(root)) return "invalid";
   if (tool === "follow_up" || tool === "sharpen") {
     return verdictFor({ kind: tool === "sharpen" ? "sharpen" : "follow-up", schema: toolSchema }, root);
   }

@@ -423,6 +423,42 @@ describe("MCP refusals", () => {
     assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
     assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
   });
+
+  test("prototype keys in tool arguments are refused with pointers, as REST refuses them; elsewhere they are dropped", async () => {
+    const { key, accountId } = await h.account("free");
+    const upstreamBefore = h.replay.requests.length;
+    // Sent as text: JSON.stringify of an object literal would not keep a "__proto__" key.
+    const recipes = JSON.stringify(example("recipes.search"));
+    const text =
+      `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute","arguments":` +
+      `{"capability":"recipes.search","params":{"__proto__":{"x":1},"a":[{"constructor":{"prototype":{}}}]}}}},` +
+      `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute","arguments":` +
+      `{"capability":"recipes.search","params":{"\\u005f_proto__":1}}}},` +
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute","__proto__":{"name":"sharpen"},` +
+      `"arguments":{"capability":"recipes.search","params":${recipes}}}}]`;
+    const res = await rawPost(`${h.url}/mcp/k/${key}`, text);
+    assert.equal(res.status, 200, res.text);
+    const byId = new Map<number, Json>(res.body.map((m: Json) => [m.id, m.result]));
+    const refused = byId.get(1)!;
+    assert.equal(refused.isError, true);
+    assert.equal(refused.structuredContent.error.code, "invalid_request");
+    assert.deepEqual(
+      refused.structuredContent.error.violations.map((v: Json) => v.path),
+      ["/params/__proto__", "/params/a/0/constructor/prototype"],
+    );
+    assert.deepEqual(
+      byId.get(2)!.structuredContent.error.violations.map((v: Json) => v.path),
+      ["/params/__proto__"],
+      "a key spelled with escapes is the same key",
+    );
+    const ran = byId.get(3)!;
+    assert.equal(ran.isError, undefined, JSON.stringify(ran));
+    assert.ok(ran.structuredContent.result_count >= 1, "the key outside the arguments was dropped");
+    assert.equal(h.replay.requests.length, upstreamBefore + 1, "only the clean call reached the provider");
+    const charged = ran.structuredContent.charged_credits;
+    assert.equal((await h.store.getAccount(accountId))!.creditsUsed, charged);
+    assert.equal(await h.store.ledgerTotal(accountId), charged, "the refused calls cost nothing");
+  });
 });
 
 describe("MCP isolation", () => {

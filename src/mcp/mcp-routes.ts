@@ -17,8 +17,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
 import type { Services } from "../app.ts";
 import { API_VERSION } from "../config.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey } from "../http/auth.ts";
+import { poisonedKeys } from "../http/json-body.ts";
 import { isObject } from "../validation.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
 
@@ -84,28 +85,45 @@ async function admit(services: Services, key: string | undefined, reply: Fastify
   return { caller: caller!, limited };
 }
 
-/** Prototype-poisoning keys are dropped (REST refuses them in Fastify's parser; here the SDK parses). */
+/** Drops prototype-poisoning keys from what the SDK will parse (its schemas copy keys onto objects). */
 function safeKeys(key: string, value: unknown): unknown {
   if (key === "__proto__") return undefined;
   if (key === "constructor" && isObject(value) && Object.hasOwn(value, "prototype")) return undefined;
   return value;
 }
 
-/** The JSON-RPC message, or undefined when the body is not JSON (the SDK then answers -32700). */
-function parseJson(raw: Buffer | undefined): unknown {
-  if (!raw || raw.length === 0) return undefined;
+/**
+ * The JSON-RPC message (undefined when the body is not JSON: the SDK then answers -32700) and, per
+ * tools/call id, the refusal of arguments that hold prototype keys: the same 400 invalid_request
+ * with one violation per key (its JSON pointer from the arguments' root) as a REST body gets
+ * (json-body.ts). Such keys anywhere else in the message are dropped before the SDK sees it.
+ */
+function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map<RequestId, ApiError> } {
+  const refused = new Map<RequestId, ApiError>();
+  if (!raw || raw.length === 0) return { message: undefined, refused };
+  const text = raw.toString("utf8");
+  let message: unknown;
   try {
-    return JSON.parse(raw.toString("utf8"), safeKeys);
+    // JSON.parse makes "__proto__" an own data property (it never sets a prototype).
+    message = JSON.parse(text);
   } catch {
-    return undefined;
+    return { message: undefined, refused };
   }
+  if (!(text.includes("__proto__") || text.includes("prototype") || text.includes("\\u"))) return { message, refused };
+  for (const m of Array.isArray(message) ? message : [message]) {
+    if (!isObject(m) || m.method !== "tools/call" || !isObject(m.params)) continue;
+    if (typeof m.id !== "string" && typeof m.id !== "number") continue;
+    const violations = poisonedKeys(m.params.arguments);
+    if (violations.length > 0) refused.set(m.id, invalidRequest(violations, "The arguments hold keys that are refused."));
+  }
+  return { message: JSON.parse(text, safeKeys), refused };
 }
 
 function createServer(
   services: Services,
   request: FastifyRequest,
   caller: Caller,
-  limited: Map<RequestId, ApiError>,
+  refusals: Map<RequestId, ApiError>,
 ) {
   const requestId = String(request.id);
   const server = new Server(
@@ -114,7 +132,7 @@ function createServer(
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
-    const refused = limited.get(extra.requestId);
+    const refused = refusals.get(extra.requestId);
     if (refused) return toolError(refused.toEnvelope(requestId));
     return callTool(
       services,
@@ -134,8 +152,10 @@ async function handle(
 ) {
   checkOrigin(services, request.headers.origin);
   const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
-  const message = parseJson(raw);
+  const { message, refused } = parseMessage(raw);
   const { caller, limited } = await admit(services, key, reply, toolCallIds(message));
+  // A call both over the limit and refused for its arguments answers rate_limited, as REST would.
+  for (const [id, err] of limited) refused.set(id, err);
 
   // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
   // raw response; the SDK merges its own when it writes the head.
@@ -147,7 +167,7 @@ async function handle(
   if (raw) (request.raw as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
   reply.hijack();
 
-  const server = createServer(services, request, caller, limited);
+  const server = createServer(services, request, caller, refused);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -62,7 +62,7 @@ async function post(url: string, headers: Record<string, string>, text: string |
   return { status: res.status, headers: res.headers, text: body, json, jsonOk };
 }
 
-/** Prototype-poisoning shapes Fastify (secure-json-parse) refuses anywhere in a REST body. */
+/** Prototype-poisoning shapes refused anywhere in a REST body or a tool call's arguments (json-body.ts). */
 export function poisoned(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(poisoned);
   if (!isRecord(v)) return false;
@@ -72,13 +72,6 @@ export function poisoned(v: unknown): boolean {
     if (poisoned(v[k])) return true;
   }
   return false;
-}
-
-/** The reviver of src/mcp/mcp-routes.ts: MCP drops `__proto__` keys and `constructor` objects with a `prototype`. */
-function mcpReviver(key: string, value: unknown): unknown {
-  if (key === "__proto__") return undefined;
-  if (key === "constructor" && isRecord(value) && Object.hasOwn(value, "prototype")) return undefined;
-  return value;
 }
 
 /** The payload as the REST route parses it: `parsed` is false when the bytes are not a JSON body. */
@@ -102,7 +95,7 @@ export async function restPost(base: string, path: string, key: string, p: Paylo
 
 /** Arguments as the MCP server sees them (undefined: the `arguments` member was left out). */
 export function mcpView(args: unknown): unknown {
-  return args === undefined ? undefined : JSON.parse(JSON.stringify(args), mcpReviver);
+  return args === undefined ? undefined : JSON.parse(JSON.stringify(args));
 }
 
 let rpcId = 0;
