@@ -361,6 +361,27 @@ test("requests log records method, path, query, headers and body, bounded to the
   assert.equal(replay.requests.at(-1)?.query.i, String(total - 1));
 });
 
+test("requestLog sets how many requests are kept; 0 keeps none and still answers and injects faults", async () => {
+  const few = await startReplay({ requestLog: 3 });
+  const none = await startReplay({ requestLog: 0 });
+  try {
+    for (let i = 0; i < 5; i++) await (await request(`${few.url}/nowhere?i=${i}`)).body.dump();
+    assert.deepEqual(few.requests.map((r) => r.query.i), ["2", "3", "4"]);
+
+    const ok = await request(`${none.url}/deezer/search?q=Soliloquy`);
+    assert.equal(ok.statusCode, 200);
+    assert.ok(Array.isArray(((await ok.body.json()) as { data?: unknown }).data));
+    none.setFault("*", { kind: "status", status: 503, times: 1 });
+    const failed = await request(`${none.url}/deezer/search?q=Soliloquy`);
+    await failed.body.dump();
+    assert.equal(failed.statusCode, 503);
+    assert.equal(none.requests.length, 0);
+  } finally {
+    await few.close();
+    await none.close();
+  }
+});
+
 test("close() resolves promptly with a hung request pending, and the request fails", async () => {
   const replay = await startReplay();
   replay.setFault("*", { kind: "hang" });
