@@ -153,8 +153,10 @@ async function handle(
   checkOrigin(services, request.headers.origin);
   const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
   const { message, refused } = parseMessage(raw);
-  const { caller, limited } = await admit(services, key, reply, toolCallIds(message));
-  // A call both over the limit and refused for its arguments answers rate_limited, as REST would.
+  // As on REST, where the body is refused before the key's limit is counted, a call refused for its
+  // arguments answers invalid_request and does not count against the limit.
+  const counted = toolCallIds(message).filter((id) => !refused.has(id));
+  const { caller, limited } = await admit(services, key, reply, counted);
   for (const [id, err] of limited) refused.set(id, err);
 
   // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
