@@ -183,7 +183,7 @@ test("snippets flatten only what they need and match flattening the whole text",
     return (space > 120 ? cut.slice(0, space) : cut).trimEnd() + "…";
   };
   const piece = fc.oneof(
-    fc.constantFrom(" ", "  ", "\n", "\r\n", "\t", " \n \n ", "   \t\t   "),
+    fc.constantFrom(" ", "  ", "\n", "\r\n", "\t", " \n \n ", "   \t\t   ", "\v\f", "\u00a0", "\u2003", "\u2028", "\u3000", "\ufeff", "\u200b"),
     fc.string({ minLength: 1, maxLength: 12 }),
     fc.constantFrom("word", "Salmon", "é", "…", "x".repeat(300), " ".repeat(1500)),
   );
@@ -192,6 +192,6 @@ test("snippets flatten only what they need and match flattening the whole text",
       const raw = pieces.join("");
       assert.equal(snippetOf(raw), reference(raw));
     }),
-    { numRuns: 500 },
+    { numRuns: 2000 },
   );
 });
