@@ -21,6 +21,20 @@ function refuse(message: string): ApiError {
 }
 
 /**
+ * Whether a body's text could spell a key that reaches a prototype (`__proto__`, `prototype`, or
+ * either with `\u` escapes): when it cannot, no parsed value of it needs walking.
+ */
+export function maySpellPrototypeKeys(text: string): boolean {
+  return text.includes("__proto__") || text.includes("prototype") || text.includes("\\u");
+}
+
+/** Whether `key` with value `child` could set or reach a prototype: `__proto__`, or `constructor` holding `prototype`. */
+export function isPrototypeKey(key: string, child: unknown): boolean {
+  if (key === "__proto__") return true;
+  return key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype");
+}
+
+/**
  * The keys of `root` that could set or reach a prototype, as violations. Iterative (a body may nest
  * deeper than the call stack). Only called when the text could spell such a key.
  */
@@ -45,12 +59,12 @@ export function poisonedKeys(root: unknown): Violation[] {
       const key = keys[i]!;
       const child = (value as Record<string, unknown>)[key];
       const at = `${path}/${pointerToken(key)}`;
-      if (key === "__proto__") {
-        stack.push({ path: at, message: 'a key named "__proto__" is refused' });
-      } else if (key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype")) {
-        stack.push({ path: `${at}/prototype`, message: 'a "prototype" key inside "constructor" is refused' });
-      } else {
+      if (!isPrototypeKey(key, child)) {
         stack.push({ value: child, path: at });
+      } else if (key === "__proto__") {
+        stack.push({ path: at, message: 'a key named "__proto__" is refused' });
+      } else {
+        stack.push({ path: `${at}/prototype`, message: 'a "prototype" key inside "constructor" is refused' });
       }
     }
   }
@@ -68,7 +82,7 @@ export function parseJsonBody(text: string): unknown {
   }
   // JSON.parse makes "__proto__" an own data property (it never sets a prototype), so the check can
   // run on the parsed value; it is skipped when the text cannot spell either key.
-  if (text.includes("__proto__") || text.includes("prototype") || text.includes("\\u")) {
+  if (maySpellPrototypeKeys(text)) {
     const poisoned = poisonedKeys(value);
     if (poisoned.length > 0) throw invalidRequest(poisoned, "The body holds keys that are refused.");
   }

@@ -19,7 +19,7 @@ import type { Services } from "../app.ts";
 import { API_VERSION } from "../config.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey } from "../http/auth.ts";
-import { poisonedKeys } from "../http/json-body.ts";
+import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { isObject } from "../validation.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
 
@@ -87,9 +87,7 @@ async function admit(services: Services, key: string | undefined, reply: Fastify
 
 /** Drops prototype-poisoning keys from what the SDK will parse (its schemas copy keys onto objects). */
 function safeKeys(key: string, value: unknown): unknown {
-  if (key === "__proto__") return undefined;
-  if (key === "constructor" && isObject(value) && Object.hasOwn(value, "prototype")) return undefined;
-  return value;
+  return isPrototypeKey(key, value) ? undefined : value;
 }
 
 /**
@@ -109,7 +107,7 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
   } catch {
     return { message: undefined, refused };
   }
-  if (!(text.includes("__proto__") || text.includes("prototype") || text.includes("\\u"))) return { message, refused };
+  if (!maySpellPrototypeKeys(text)) return { message, refused };
   for (const m of Array.isArray(message) ? message : [message]) {
     if (!isObject(m) || m.method !== "tools/call" || !isObject(m.params)) continue;
     if (typeof m.id !== "string" && typeof m.id !== "number") continue;

@@ -46,6 +46,23 @@ function databaseAtMigration(file: string, version: number): Database.Database {
   return raw;
 }
 
+/** An account and a recipes session written straight into a database at an old migration; the session's row id. */
+function oldAccountAndSession(raw: Database.Database, accountId: string, sessionId: string, expiresAt: number, createdAt: number): number {
+  raw.prepare(
+    "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES (?, 'u', 'free', 'free', 50, 0)",
+  ).run(accountId);
+  return oldSession(raw, accountId, sessionId, expiresAt, createdAt);
+}
+
+function oldSession(raw: Database.Database, accountId: string, sessionId: string, expiresAt: number, createdAt: number): number {
+  const row = raw
+    .prepare(
+      "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, 'recipes.search', '{}', '{}', ?, ?)",
+    )
+    .run(sessionId, accountId, expiresAt, createdAt);
+  return Number(row.lastInsertRowid);
+}
+
 describe("SqliteStore", () => {
   const dir = mkdtempSync(join(tmpdir(), "quarry-sqlite-"));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -160,14 +177,8 @@ describe("SqliteStore", () => {
   test("a database at migration 2 upgrades in place: sessions and records keep ids, positions and order", async () => {
     const file = join(dir, "upgrade-records.db");
     const raw = databaseAtMigration(file, 2);
-    raw.prepare(
-      "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_up', 'u', 'free', 'free', 50, 0)",
-    ).run();
-    const session = raw.prepare(
-      "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, 'acct_up', 'recipes.search', '{}', '{}', ?, ?)",
-    );
-    session.run("srch_old_b", 9_000, 2);
-    session.run("srch_old_a", 9_000, 1);
+    oldAccountAndSession(raw, "acct_up", "srch_old_b", 9_000, 2);
+    oldSession(raw, "acct_up", "srch_old_a", 9_000, 1);
     const record = raw.prepare(
       "INSERT INTO records (id, search_id, account_id, position, summary, actions) VALUES (?, ?, 'acct_up', ?, ?, '{}')",
     );
@@ -207,17 +218,10 @@ describe("SqliteStore", () => {
   test("a database at migration 3 upgrades in place: records keep their stored detail and have no source", async () => {
     const file = join(dir, "upgrade-sources.db");
     const raw = databaseAtMigration(file, 3);
-    raw.prepare(
-      "INSERT INTO accounts (id, name, plan_id, status, credits_cap, created_at) VALUES ('acct_src', 'u', 'free', 'free', 50, 0)",
-    ).run();
-    const seq = raw
-      .prepare(
-        "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES ('srch_src', 'acct_src', 'recipes.search', '{}', '{}', 9000, 1)",
-      )
-      .run().lastInsertRowid;
+    const seq = oldAccountAndSession(raw, "acct_src", "srch_src", 9_000, 1);
     raw.prepare(
       "INSERT INTO records (slot, id, search_id, account_id, position, summary, detail, links, actions) VALUES (?, 'rec_src', 'srch_src', 'acct_src', 0, ?, ?, ?, '{}')",
-    ).run(Number(seq) * 1_048_576, JSON.stringify({ title: "Old" }), JSON.stringify({ meal_id: "1" }), JSON.stringify([{ label: "Page", url: "https://example.com" }]));
+    ).run(seq * 1_048_576, JSON.stringify({ title: "Old" }), JSON.stringify({ meal_id: "1" }), JSON.stringify([{ label: "Page", url: "https://example.com" }]));
     raw.close();
 
     const store = SqliteStore.open(file);
