@@ -112,7 +112,8 @@ export function invalidRequest(violations: Violation[], message = "The request i
 
 /** Escape one JSON pointer reference token (RFC 6901). */
 export function pointerToken(token: string | number): string {
-  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+  const text = String(token);
+  return text.includes("~") || text.includes("/") ? text.replace(/~/g, "~0").replace(/\//g, "~1") : text;
 }
 
 /** Build a JSON pointer from tokens. */

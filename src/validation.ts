@@ -92,15 +92,24 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
  * Strings with a NUL character or an unpaired surrogate are refused: no provider can search for
  * them and PostgreSQL cannot store them. Returns a violation per such string, with its pointer.
  */
-function illFormedStrings(value: unknown, at: string, out: Violation[]): void {
+function illFormedStrings(value: unknown, at: string, out: Violation[], tokens: (string | number)[] = []): void {
   if (typeof value === "string") {
     if (value.includes("\u0000") || !value.isWellFormed()) {
-      out.push({ path: at, message: "must not contain NUL characters or unpaired surrogates" });
+      out.push({ path: at + pointer(...tokens), message: "must not contain NUL characters or unpaired surrogates" });
     }
   } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) illFormedStrings(value[i], at + pointer(i), out);
+    // The pointer is built only for a string refused: every execute walks its whole body here.
+    for (let i = 0; i < value.length; i++) {
+      tokens.push(i);
+      illFormedStrings(value[i], at, out, tokens);
+      tokens.pop();
+    }
   } else if (isObject(value)) {
-    for (const [k, v] of Object.entries(value)) illFormedStrings(v, at + pointer(k), out);
+    for (const k of Object.keys(value)) {
+      tokens.push(k);
+      illFormedStrings(value[k], at, out, tokens);
+      tokens.pop();
+    }
   }
 }
 

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { Type } from "@sinclair/typebox";
+import { pointerToken } from "./errors.ts";
+import { validate } from "./validation.ts";
+
+const ILL_FORMED = "must not contain NUL characters or unpaired surrogates";
+
+test("ill-formed strings are refused at their own pointer, however deep, with keys escaped", () => {
+  const body = {
+    fine: "text",
+    "a/b": ["ok", "x\u0000y", { "c~d": "\ud800" }],
+    nested: { deeper: { last: "\udfff tail" }, ok: ["é", "😀"] },
+  };
+  const violations = validate(Type.Object({}, { additionalProperties: true }), body, "/params");
+  assert.deepEqual(
+    violations.map((v) => [v.path, v.message]),
+    [
+      ["/params/a~1b/1", ILL_FORMED],
+      ["/params/a~1b/2/c~0d", ILL_FORMED],
+      ["/params/nested/deeper/last", ILL_FORMED],
+    ],
+  );
+});
+
+test("well-formed bodies give no violations and leave nothing behind for the next call", () => {
+  const schema = Type.Object({}, { additionalProperties: true });
+  assert.deepEqual(validate(schema, { a: ["x", { b: "y" }], c: "z" }), []);
+  // After a walk that found a violation deep inside, a later one starts from the root again.
+  assert.deepEqual(validate(schema, { list: [{ bad: "\u0000" }] }).map((v) => v.path), ["/list/0/bad"]);
+  assert.deepEqual(validate(schema, { top: "\u0000" }).map((v) => v.path), ["/top"]);
+  assert.deepEqual(validate(Type.String(), "\u0000").map((v) => v.path), [""]);
+});
+
+test("pointer tokens escape ~ before /, and pass plain tokens through", () => {
+  assert.equal(pointerToken("plain"), "plain");
+  assert.equal(pointerToken(7), "7");
+  assert.equal(pointerToken("a/b"), "a~1b");
+  assert.equal(pointerToken("~1"), "~01");
+  assert.equal(pointerToken("/~"), "~1~0");
+});
