@@ -125,14 +125,28 @@ function slotRange(position: number): number {
 }
 
 /** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
-function writerCommit({ reservation, ...rest }: CommitOp, holdInMemory: boolean): WriterCommit {
-  const reservationId = holdInMemory ? null : (reservation?.id ?? null);
-  // The session's previous state is for undoing a call on PostgreSQL; it need not cross to the writer.
-  if (rest.sessionUpdate?.previous !== undefined) {
-    const { previous: _previous, ...sessionUpdate } = rest.sessionUpdate;
-    return { ...rest, sessionUpdate, reservationId };
+/** The fields writerCommit() forwards: a field added to CommitOp fails to compile here until it does too. */
+type Forwarded = "reservation" | "ledger" | "newSession" | "recordAction" | "sessionUpdate";
+const FORWARDS_EVERY_FIELD: Exclude<keyof CommitOp, Forwarded> extends never ? true : never = true;
+void FORWARDS_EVERY_FIELD;
+
+function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
+  // Built field by field: a rest pattern and spreads copied the op twice on every call.
+  const commit: WriterCommit = { ledger: op.ledger, reservationId: holdInMemory ? null : (op.reservation?.id ?? null) };
+  if (op.newSession !== undefined) commit.newSession = op.newSession;
+  if (op.recordAction !== undefined) commit.recordAction = op.recordAction;
+  const update = op.sessionUpdate;
+  if (update !== undefined) {
+    // The session's previous state is for undoing a call on PostgreSQL; it need not cross to the writer.
+    commit.sessionUpdate = {
+      id: update.id,
+      ...(update.query === undefined ? {} : { query: update.query }),
+      state: update.state,
+      expiresAt: update.expiresAt,
+      records: update.records,
+    };
   }
-  return { ...rest, reservationId };
+  return commit;
 }
 
 export class SqliteStore implements Store {
