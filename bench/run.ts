@@ -100,6 +100,14 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         goal: "≤ 3 ms",
         pass: added <= 3,
       });
+      // Not a target: the part of that figure the throughput ratio alone accounts for. With 50
+      // requests in flight each side's latency scales with 1 / its rate, so at the same tail shape
+      // execute's p99 is bare's × bare/execute; what is left over is tail the gateway adds itself.
+      const queueing = bare.p99 * (bare.rps / execute.rps - 1);
+      notes.push(
+        `added p99 saturated from queueing alone (bare p99 × (bare/execute − 1)): ${fmt.ms(queueing)} ms; ` +
+          `tail p99/p50: bare ${(bare.p99 / bare.p50).toFixed(2)}, execute ${(execute.p99 / execute.p50).toFixed(2)}`,
+      );
     }
     if (execute) {
       const ratio = mcp ? mcp.rps / execute.rps : Number.NaN;
