@@ -124,12 +124,12 @@ function slotRange(position: number): number {
   return Math.max(0, Math.min(MAX_SESSION_RECORDS, Math.ceil(bound(position))));
 }
 
-/** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
 /** The fields writerCommit() forwards: a field added to CommitOp fails to compile here until it does too. */
 type Forwarded = "reservation" | "ledger" | "newSession" | "recordAction" | "sessionUpdate";
 const FORWARDS_EVERY_FIELD: Exclude<keyof CommitOp, Forwarded> extends never ? true : never = true;
 void FORWARDS_EVERY_FIELD;
 
+/** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
 function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   // Built field by field: a rest pattern and spreads copied the op twice on every call.
   const commit: WriterCommit = { ledger: op.ledger, reservationId: holdInMemory ? null : (op.reservation?.id ?? null) };
