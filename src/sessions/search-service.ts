@@ -18,6 +18,7 @@ import type {
   JsonValue,
   Link,
   SearchPage,
+  StoredRecordView,
 } from "../capabilities/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -209,8 +210,7 @@ export class SearchService {
     if (record.sourceAt === null || !cap.detailFromSource) return null;
     const source = await this.deps.store.getSource(record.searchId, record.sourceAt);
     if (source === null) return null;
-    const view = { summary: record.summary, ref: record.ref, detail: null, query: session.query };
-    return cap.detailFromSource(source, view);
+    return cap.detailFromSource(source, recordView(record, session));
   }
 
   private expiry(): number {
@@ -539,8 +539,7 @@ export class SearchService {
       async () => {
         const ctx = this.context(cap);
         try {
-          const view = { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
-          const out = await runAction(ctx, action, view);
+          const out = await runAction(ctx, action, recordView(record, session));
           return {
             result: out,
             credits: out.credits,
@@ -570,6 +569,11 @@ export class SearchService {
 }
 
 /** Session state is stored as JSON; its fields are all JSON values. */
+/** What a capability sees of a stored record (its detail mapping and its record actions). */
+function recordView(record: RecordRow, session: SessionRow): StoredRecordView {
+  return { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
+}
+
 function stateJson(state: SessionState): JsonObject {
   return state as unknown as JsonObject;
 }

@@ -14,6 +14,7 @@ import {
   ledgerValues,
   loadMigrations,
   num,
+  RECORD_COLUMNS,
   type Raw,
   toAccount,
   toKey,
@@ -202,9 +203,6 @@ const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position
   FROM jsonb_to_recordset($1::jsonb) AS r(id text, search_id text, account_id text, position bigint,
        summary jsonb, ref jsonb, detail jsonb, links jsonb, actions jsonb, source_at bigint, source text)
   ORDER BY r.position`;
-
-/** A record's columns as read back: all but its page source, which getSource reads alone. */
-const RECORD_COLUMNS = "r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links, r.actions, r.source_at";
 
 /** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
 const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)

@@ -118,6 +118,13 @@ export function toRecord(row: Raw, json: JsonDecoder): RecordRow {
   };
 }
 
+/**
+ * A record's columns as both stores read them back (table alias `r`): all but its page source,
+ * which can be large and which getSource reads alone.
+ */
+export const RECORD_COLUMNS =
+  "r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links, r.actions, r.source_at";
+
 /** The ledger's columns, and a ledger row's values in that order (both stores insert with them). */
 export const LEDGER_COLUMNS = "id, account_id, key_id, capability, operation, credits, cost_usd, request_id, created_at";
 

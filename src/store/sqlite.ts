@@ -13,6 +13,7 @@ import {
   decodeJsonText,
   loadMigrations,
   num,
+  RECORD_COLUMNS,
   type Raw,
   toAccount,
   toKey,
@@ -80,10 +81,6 @@ function isBusy(error: unknown): boolean {
  * A page of a session: the row-id range of its seq (migration 003), search_id checked too.
  * Parameters: from, to (offsets within the session's slots), search id. Exported for its plan test.
  */
-/** A record's columns as read back: all but its page source, which getSource reads alone. */
-const RECORD_COLUMNS =
-  "r.slot, r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links, r.actions, r.source_at";
-
 export const GET_RECORDS_SQL =
   `SELECT ${RECORD_COLUMNS} FROM sessions s JOIN records r ON r.slot >= s.seq * ${MAX_SESSION_RECORDS} + ?` +
   ` AND r.slot < s.seq * ${MAX_SESSION_RECORDS} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
