@@ -508,6 +508,7 @@ describe("MCP logging", () => {
       const { key } = await logged.account();
       const wrong = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A");
       const url = `${logged.url}/mcp/k/${key}`;
+      const secret = key.slice("qk_live_".length);
       const client = await connect(logged, key, "url");
       await ok(client, "execute", { capability: "music.search", params: example("music.search") });
       await toolError(client, "nope", {}, "not_found");
@@ -533,9 +534,27 @@ describe("MCP logging", () => {
       );
       assert.equal((await fetch(url)).status, 405);
       assert.equal((await rawPost(`${url}/extra`, {})).status, 404);
+      // Other spellings of the URL form: the router decodes escapes before matching, so the
+      // escaped ones reach the key route; the others are 404s whose message must not echo the key.
+      const escapedKey = [...key].map((c) => `%${c.charCodeAt(0).toString(16)}`).join("");
+      const spellings = [
+        `/mcp/%6B/${key}`,
+        `/%6Dcp/k/${key}`,
+        `/%6d%63%70/%6b/${key}`,
+        `/mcp/k/${escapedKey}`,
+        `/MCP/k/${key}`,
+        `/mcp/K/${key}`,
+        `/mcp//k/${key}`,
+        `/mcp%2Fk%2F${key}`,
+        `/v1/${key}`,
+      ];
+      for (const path of spellings) {
+        const res = await rawPost(`${logged.url}${path}`, callMessage("account", {}));
+        assert.ok(!res.text.includes(secret), `key echoed for ${path}: ${res.text}`);
+      }
+      assert.equal((await rawPost(`${logged.url}/mcp/%6B/${key}`, callMessage("account", {}))).status, 200);
 
       assert.ok(lines.length >= 8, `log lines were captured (${lines.length})`);
-      const secret = key.slice("qk_live_".length);
       for (const line of lines) {
         assert.ok(!line.includes(secret), `key in log line: ${line}`);
         assert.ok(!line.includes(wrong.slice("qk_live_".length)), `wrong key in log line: ${line}`);

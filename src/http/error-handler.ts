@@ -34,9 +34,25 @@ export function toApiError(error: unknown): ApiError {
   });
 }
 
-/** Replace the key of the MCP URL form so it never reaches a log line or a message. */
+/** `/mcp/k` however a path spells it (any case, repeated slashes) and everything after it up to the query. */
+const MCP_KEY_ROUTE = /\/+mcp\/+k(?=[/?#]|$)[^?#]*/gi;
+/** A live key's prefix and what follows it, wherever in the URL it appears. */
+const KEY_SHAPED = /qk_live_[0-9a-z]*/gi;
+const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
+
+/**
+ * The URL as it may be logged or echoed: the key of the MCP URL form and anything shaped like a key
+ * replaced by `***`. The router decodes percent-escapes before matching (`/mcp/%6B/<key>` and
+ * `/mcp/k/%71k_live_…` reach the key route), so the check runs on the escapes decoded byte by byte;
+ * when something is replaced, the decoded form is returned (with the secret gone), otherwise the
+ * URL as sent.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/\/mcp\/k\/[^/?#]*/g, "/mcp/k/***");
+  const plain = url.includes("%") ? url.replace(PERCENT_BYTE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : url;
+  const redacted = plain
+    .replace(MCP_KEY_ROUTE, (route) => (/^\/+mcp\/+k\/*$/i.test(route) ? route : "/mcp/k/***"))
+    .replace(KEY_SHAPED, "qk_live_***");
+  return redacted === plain ? url : redacted;
 }
 
 /** 404 not_found for a method and path no route serves (the URL is redacted: it may hold an MCP key). */
