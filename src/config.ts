@@ -28,6 +28,8 @@ export interface ProviderConfig {
   /** Base URL by host name (`default` always present), without trailing slash. */
   hosts: Record<string, string>;
   apiKey: string | undefined;
+  /** Query parameters sent on every request to the provider, from its set `extraVars` that have a `query` name. */
+  query?: Record<string, string>;
 }
 
 export interface Config {
@@ -154,8 +156,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey = value || def.defaultKey;
       if (apiKey && !value) setVariables.add(def.keyVar);
     }
-    for (const extra of def.extraVars ?? []) if (env[extra.name]) setVariables.add(extra.name);
-    providers[def.id] = { hosts, apiKey };
+    let query: Record<string, string> | undefined;
+    for (const extra of def.extraVars ?? []) {
+      const value = env[extra.name];
+      if (!value) continue;
+      setVariables.add(extra.name);
+      if (extra.query) (query ??= {})[extra.query] = value;
+    }
+    providers[def.id] = query ? { hosts, apiKey, query } : { hosts, apiKey };
   }
   const plans = loadPlans(env);
   const defaultPlanId = env.QUARRY_DEFAULT_PLAN ?? plans[0]!.id;

@@ -59,6 +59,21 @@ describe("fault mapping", () => {
     assert.match(String(seen.headers["user-agent"]), /^Quarry\/0\.1\.0 /);
   });
 
+  test("a provider's optional contact variable is sent as its query parameter when set, and only then", async () => {
+    const work: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works/W2741809807" };
+    const withContact = new HttpUpstreamClient(
+      loadConfig({ ...replayEnvironment(replay.url), OPENALEX_MAILTO: "ops@example.org" }),
+    );
+    try {
+      assert.equal((await withContact.send(work, deadline(5000))).status, 200);
+      assert.equal(replay.requests.at(-1)!.query.mailto, "ops@example.org");
+    } finally {
+      await withContact.close();
+    }
+    assert.equal((await client.send(work, deadline(5000))).status, 200);
+    assert.equal(replay.requests.at(-1)!.query.mailto, undefined);
+  });
+
   test("hang past the deadline → provider_timeout, within deadline + margin", async () => {
     replay.setFault("serpapi", { kind: "hang" });
     try {

@@ -134,6 +134,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     let path = req.path;
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) params.append(k, String(v));
+    if (provider.query) for (const [k, v] of Object.entries(provider.query)) params.set(k, v);
     const key = provider.apiKey;
     const placement = def.keyPlacement;
     if (placement && key) {

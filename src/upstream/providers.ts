@@ -25,8 +25,11 @@ export interface ProviderDef {
   defaultKey?: string;
   /** Where the client puts the key. */
   keyPlacement?: KeyPlacement;
-  /** Other variables the provider reads (optional contact strings etc.). */
-  extraVars?: { name: string; description: string }[];
+  /**
+   * Other variables the provider reads (optional contact strings etc.); with `query`, the client
+   * sends a set variable's value as that query parameter on every request to the provider.
+   */
+  extraVars?: { name: string; description: string; query?: string }[];
 }
 
 export const PROVIDERS = {
@@ -36,7 +39,7 @@ export const PROVIDERS = {
     hosts: { default: { baseUrlVar: "OPENALEX_BASE_URL", defaultBaseUrl: "https://api.openalex.org" } },
     keyVar: "OPENALEX_API_KEY",
     keyPlacement: { in: "query", name: "api_key" },
-    extraVars: [{ name: "OPENALEX_MAILTO", description: "contact e-mail sent as `mailto` (polite pool)" }],
+    extraVars: [{ name: "OPENALEX_MAILTO", description: "contact e-mail sent as `mailto` (polite pool)", query: "mailto" }],
   },
   deezer: {
     id: "deezer",
