@@ -456,6 +456,26 @@ describe("plans, credits and limits", () => {
     assert.equal((await h.call("GET", "/v1/openapi.public.json")).status, 200);
   });
 
+  test("the key and the rate limit are checked before the body is read: 401 and 429 win over a bad body", async () => {
+    const execute = "/v1/capabilities/recipes.search/execute";
+    const bad = { body: "{not json" };
+    assertEnvelope(await h.call("POST", execute, bad), 401, "unauthorized");
+    assertEnvelope(await h.call("POST", execute, { ...bad, key: `qk_live_${"A".repeat(32)}` }), 401, "unauthorized");
+    assertEnvelope(
+      await h.call("POST", "/v1/follow-up", { body: "<x/>", headers: { "content-type": "application/xml" } }),
+      401,
+      "unauthorized",
+    );
+    const slow = await h.account("slow");
+    // A refused body is a request like any other: answered with the limit's headers and counted.
+    const first = await h.call("POST", execute, { ...bad, key: slow.key });
+    assertEnvelope(first, 400, "invalid_request");
+    assert.equal(first.headers.get("ratelimit-remaining"), "2");
+    assert.equal((await h.call("POST", execute, { ...bad, key: slow.key })).headers.get("ratelimit-remaining"), "1");
+    assert.equal((await get("/v1/account", slow.key)).status, 200);
+    assertEnvelope(await h.call("POST", execute, { ...bad, key: slow.key }), 429, "rate_limited");
+  });
+
   test("a failed provider call charges nothing and creates no session", async () => {
     const acct = await h.account("free");
     h.replay.setFault("serpapi", { kind: "status", status: 500 });

@@ -49,7 +49,7 @@ export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter
 
 export type Authenticate = ReturnType<typeof makeAuthenticator>;
 
-/** preHandler for REST routes: Bearer key → request.caller. */
+/** onRequest hook of REST routes: Bearer key → request.caller, before the body is read or parsed. */
 export function restAuth(authenticate: Authenticate) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     request.caller = await authenticate(bearerKey(request.headers.authorization), reply);

@@ -7,7 +7,7 @@ import type { Services } from "../app.ts";
 import { renderGuide } from "./guide.ts";
 import { buildOpenApi } from "./openapi.ts";
 
-type PreHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 const PROBE_TIMEOUT_MS = 2000;
 
@@ -30,17 +30,17 @@ function withTimeout(probe: () => Promise<void>): Promise<void> {
 export function registerDocsRoutes(
   app: FastifyInstance,
   services: Services,
-  auth: PreHandler,
+  auth: AuthHook,
   options: { version: string; probes: Record<string, () => Promise<void>> },
 ): void {
   const openapi = JSON.stringify(buildOpenApi(services.registry));
   const guide = renderGuide(services.registry);
 
   app.get("/v1/openapi.public.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapi));
-  app.get("/v1/openapi.json", { preHandler: auth }, async (_request, reply) =>
+  app.get("/v1/openapi.json", { onRequest: auth }, async (_request, reply) =>
     reply.type("application/json; charset=utf-8").send(openapi),
   );
-  app.get("/v1/guide", { preHandler: auth }, async (_request, reply) => reply.type("text/markdown; charset=utf-8").send(guide));
+  app.get("/v1/guide", { onRequest: auth }, async (_request, reply) => reply.type("text/markdown; charset=utf-8").send(guide));
 
   app.get("/health/live", async () => ({ status: "ok", checks: {}, version: options.version }));
   app.get("/health/ready", async (_request, reply) => {

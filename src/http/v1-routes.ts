@@ -2,28 +2,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../app.ts";
 
-type PreHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-export function registerV1Routes(app: FastifyInstance, services: Services, auth: PreHandler): void {
-  app.get("/v1/catalog", { preHandler: auth }, async (request) => services.catalog.catalog(request.caller!));
+export function registerV1Routes(app: FastifyInstance, services: Services, auth: AuthHook): void {
+  app.get("/v1/catalog", { onRequest: auth }, async (request) => services.catalog.catalog(request.caller!));
 
-  app.get<{ Params: { id: string } }>("/v1/capabilities/:id", { preHandler: auth }, async (request) =>
+  app.get<{ Params: { id: string } }>("/v1/capabilities/:id", { onRequest: auth }, async (request) =>
     services.catalog.inspect(request.params.id),
   );
 
-  app.post<{ Params: { id: string } }>("/v1/capabilities/:id/execute", { preHandler: auth }, async (request) =>
+  app.post<{ Params: { id: string } }>("/v1/capabilities/:id/execute", { onRequest: auth }, async (request) =>
     services.search.execute(request.caller!, request.params.id, request.body, String(request.id)),
   );
 
-  app.post("/v1/follow-up", { preHandler: auth }, async (request) =>
+  app.post("/v1/follow-up", { onRequest: auth }, async (request) =>
     services.search.followUp(request.caller!, request.body, String(request.id)),
   );
 
-  app.post("/v1/sharpen", { preHandler: auth }, async (request) =>
+  app.post("/v1/sharpen", { onRequest: auth }, async (request) =>
     services.sharpen.review(request.caller!, request.body, String(request.id)),
   );
 
-  app.get("/v1/account", { preHandler: auth }, async (request, reply) => {
+  app.get("/v1/account", { onRequest: auth }, async (request, reply) => {
     reply.header("cache-control", "no-store");
     return services.catalog.account(request.caller!);
   });
