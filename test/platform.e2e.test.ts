@@ -297,8 +297,13 @@ describe("reference capabilities", () => {
     assert.equal(ex.body.has_more, true);
     const afterExecute = h.replay.requests.length;
     assert.equal(afterExecute - before, 1);
-    const p2 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" });
+    // `params` is optional and for `update`: an empty one is accepted with `more`, keys are refused.
+    const withKeys = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more", params: { num: 5 } });
+    assertEnvelope(withKeys, 400, "invalid_request");
+    assert.equal(withKeys.body.error.violations[0].path, "/params");
+    const p2 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more", params: {} });
     const p3 = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" });
+    assert.equal(p2.status, 200, JSON.stringify(p2.body));
     assert.equal(p2.body.results.length, 10);
     assert.equal(p3.body.results.length, 9);
     assert.equal(p3.body.has_more, false);
@@ -323,8 +328,12 @@ describe("reference capabilities", () => {
     );
     assert.equal(det.body.cached, true);
     assert.equal(det.body.charged_credits, 0);
-    const again = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details" });
+    const again = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details", params: {} });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
     assert.deepEqual(again.body.detail, det.body.detail);
+    const detailsWithKeys = await post("/v1/follow-up", { record_id: upd.body.results[0].record_id, action: "details", params: { x: 1 } });
+    assertEnvelope(detailsWithKeys, 400, "invalid_request");
+    assert.equal(detailsWithKeys.body.error.violations[0].path, "/params");
     assert.equal(h.replay.requests.length, beforeDetails, "stored details must not call the provider");
     const badUpdate = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { nope: 1 } });
     assertEnvelope(badUpdate, 400, "invalid_request");

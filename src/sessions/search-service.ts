@@ -372,7 +372,7 @@ export class SearchService {
     this.assertUsable(caller, cap);
     const state = session.state as unknown as SessionState;
     if (action === "more") {
-      if (params !== undefined) throw invalidRequest([{ path: "/params", message: "more takes no params" }]);
+      if (hasKeys(params)) throw invalidRequest([{ path: "/params", message: "more takes no params (params are for update)" }]);
       if (cap.paging === "single") {
         throw invalidRequest([{ path: "/action", message: `${cap.id} returns a single result; more is not offered` }]);
       }
@@ -514,7 +514,7 @@ export class SearchService {
         },
       ]);
     }
-    if (params !== undefined) throw invalidRequest([{ path: "/params", message: "record actions take no params" }]);
+    if (hasKeys(params)) throw invalidRequest([{ path: "/params", message: "record actions take no params (params are for update)" }]);
 
     const cached = record.actions[action];
     const stored = !cached && def.mode === "stored" ? await this.storedDetail(cap, record, session) : null;
@@ -593,6 +593,17 @@ export function searchActions(cap: Capability<JsonObject>): string[] {
 }
 
 /** Shallow merge; a null param removes the stored field (its default then applies again). */
+/**
+ * Whether a follow-up's `params` asks for something. Spec 4.5 makes `params` an optional object used
+ * by `update`; an empty one (clients that always send the field) is accepted with any action, while
+ * keys sent with `more` or a record action are refused, since nothing would read them.
+ */
+function hasKeys(params: JsonObject | undefined): boolean {
+  if (params === undefined) return false;
+  for (const _ in params) return true;
+  return false;
+}
+
 function defaultMerge(stored: JsonObject, params: JsonObject): JsonObject {
   const merged: JsonObject = { ...stored };
   for (const [k, v] of Object.entries(params)) {
