@@ -44,10 +44,36 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     onLostCall: logLostCall,
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
   });
-  let limiter: RateLimiter;
-  if (config.redisUrl) limiter = await RedisRateLimiter.connect(config.redisUrl);
-  else limiter = new MemoryRateLimiter();
-  const upstream = new HttpUpstreamClient(config);
+  let limiter: RateLimiter | undefined;
+  let upstream: HttpUpstreamClient | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    limiter = config.redisUrl ? await RedisRateLimiter.connect(config.redisUrl) : new MemoryRateLimiter();
+    upstream = new HttpUpstreamClient(config);
+    return await serve(config, store, limiter, upstream, (built) => {
+      app = built;
+      log = built.log;
+      for (const report of early.splice(0)) logLostCall(report);
+    });
+  } catch (error) {
+    // Whatever started before the failure (a taken port, Redis down) is closed again, so that the
+    // process can exit and the data directory's lock is released for the next try.
+    await app?.close().catch(() => undefined);
+    await upstream?.close().catch(() => undefined);
+    await limiter?.close().catch(() => undefined);
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Build the app on the opened store, listen, and return the running service. */
+async function serve(
+  config: Config,
+  store: Store,
+  limiter: RateLimiter,
+  upstream: HttpUpstreamClient,
+  onBuilt: (app: FastifyInstance) => void,
+): Promise<RunningQuarry> {
   const app = await buildApp({
     config,
     store,
@@ -55,8 +81,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     upstream,
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
-  log = app.log;
-  for (const report of early.splice(0)) logLostCall(report);
+  onBuilt(app);
 
   // The embedded store has one process: every reservation it holds was left by a crash.
   // A shared PostgreSQL may hold other instances' in-flight reservations: only release old ones.
@@ -64,6 +89,21 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   const released = await store.releaseReservationsBefore(staleBefore());
   if (released > 0) app.log.warn({ released }, "released reservations left by an earlier crash");
 
+  // While draining, each answer closes its connection: a keep-alive socket whose last call ends
+  // during the drain would otherwise stay open and hold the exit until the grace period ends.
+  let draining = false;
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (draining) reply.header("connection", "close");
+    done(null, payload);
+  });
+
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+
+  // After listening: a start that fails on its port must not create the first account and lose
+  // the key it would have printed.
   let firstKey: string | null = null;
   if ((await store.countAccounts()) === 0) {
     const account = await app.services.accounts.createAccount("local");
@@ -89,19 +129,6 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
     }
   }, config.sweepIntervalSeconds * 1000);
   sweep.unref();
-
-  // While draining, each answer closes its connection: a keep-alive socket whose last call ends
-  // during the drain would otherwise stay open and hold the exit until the grace period ends.
-  let draining = false;
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (draining) reply.header("connection", "close");
-    done(null, payload);
-  });
-
-  await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
 
   let stopping: Promise<void> | null = null;
   const stop = () => {

@@ -7,9 +7,11 @@ const quarry = await startQuarry().catch((error: unknown) => {
   // A dependency that is not there at start (database down, data file not writable, another
   // server on the data file): one clear line and exit 1 instead of a dump of the error object.
   // Anything else keeps its stack.
-  if (!(error instanceof ApiError || error instanceof InstanceLockedError)) throw error;
+  const portTaken = (error as { code?: unknown }).code === "EADDRINUSE";
+  if (!(error instanceof ApiError || error instanceof InstanceLockedError || portTaken)) throw error;
   const cause = error instanceof ApiError && error.cause instanceof Error ? ` (${error.cause.message})` : "";
-  process.stderr.write(`Quarry could not start: ${error.message}${cause}\n`);
+  const hint = portTaken ? " (set PORT to a free port, or PORT=0 for any)" : "";
+  process.stderr.write(`Quarry could not start: ${(error as Error).message}${cause}${hint}\n`);
   process.exit(1);
 });
 // Signal handlers first: whoever reads "listening" below may send SIGTERM at once.

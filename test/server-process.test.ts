@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -13,8 +14,16 @@ import { after, test } from "node:test";
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-start-"));
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(): { child: ChildProcess; output: () => string; ready: Promise<string> } {
-  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent" };
+function start(
+  options: { dir?: string; port?: number } = {},
+): { child: ChildProcess; output: () => string; ready: Promise<string> } {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    DATA_DIR: options.dir ?? dataDir,
+    PORT: String(options.port ?? 0),
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+  };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
   const child = spawn(process.execPath, ["--import", "tsx", "src/server.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -78,4 +87,29 @@ test("a second server on the same DATA_DIR refuses to start, with one clear line
   const third = start();
   await third.ready;
   assert.equal(await stop(third.child), 0);
+});
+
+test("a start on a taken port exits 1 with one line, releases the data directory and keeps the first key for the next start", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "quarry-port-"));
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (blocker.address() as AddressInfo).port;
+    const refused = await start({ dir, port }).ready.then(
+      () => null,
+      (error: Error) => error.message,
+    );
+    assert.ok(refused, "the server must not start on a taken port");
+    assert.match(refused, /exited 1/);
+    assert.match(refused, /Quarry could not start: .*EADDRINUSE.* \(set PORT/);
+    assert.doesNotMatch(refused, /\n\s+at /, "a message, not a stack trace");
+    // The failed start neither kept the lock nor created the first account: the next start prints its key.
+    const next = start({ dir });
+    await next.ready;
+    assert.match(next.output(), /API key \(shown only this once\): qk_live_/);
+    assert.equal(await stop(next.child), 0);
+  } finally {
+    blocker.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
