@@ -161,7 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       const value = env[extra.name];
       if (!value) continue;
       setVariables.add(extra.name);
-      if (extra.query) (query ??= {})[extra.query] = value;
+      if (extra.query) query = { ...query, [extra.query]: value };
     }
     providers[def.id] = query ? { hosts, apiKey, query } : { hosts, apiKey };
   }
