@@ -170,6 +170,76 @@ test("a plan without Sharpen: 403 capability_disabled", async () => {
   assert.equal(catalog.body.sharpen.enabled, false);
 });
 
+// Spec 2.10: `stock` means Sharpen is disabled, and a stage stands for a tier. GET /v1/account and
+// the catalog report the stage calls are served at, never a raw saved setting that disagrees.
+const STAGE_OF_TIER: Record<string, string> = {
+  sharpen: "stage1",
+  plus: "stage2",
+  ultra: "stage3",
+  ultra2x: "stage3+",
+};
+
+async function reported(key: string) {
+  const account = await h.call("GET", "/v1/account", { key });
+  const catalog = await h.call("GET", "/v1/catalog", { key });
+  assert.equal(account.status, 200, account.text);
+  assert.equal(catalog.status, 200, catalog.text);
+  return { account: account.body, sharpen: catalog.body.sharpen };
+}
+
+test("reported stage: a plan without Sharpen reports stock and enabled false; the saved setting is kept", async () => {
+  const { key, accountId } = await h.account("nosharpen");
+  await h.services.accounts.update(accountId, { sharpenStage: "stage2" });
+  const { account, sharpen } = await reported(key);
+  assert.equal(account.sharpen_stage, "stock");
+  assert.ok(!account.enabled_capabilities.includes("sharpen"));
+  assert.equal(sharpen.stage, "stock");
+  assert.equal(sharpen.enabled, false);
+  const saved = (await h.store.getAccount(accountId))?.sharpenStage;
+  assert.equal(saved, "stage2", "the saved stage is not changed");
+  // Saved `stock` on a plan with Sharpen: reported the same way.
+  const off = await h.account("pro");
+  await h.services.accounts.update(off.accountId, { sharpenStage: "stock" });
+  const stock = await reported(off.key);
+  assert.equal(stock.account.sharpen_stage, "stock");
+  assert.ok(!stock.account.enabled_capabilities.includes("sharpen"));
+  assert.equal(stock.sharpen.stage, "stock");
+  assert.equal(stock.sharpen.enabled, false);
+});
+
+test("reported stage: a saved stage above the plan's tier is reported capped, as calls are served", async () => {
+  const { key, accountId } = await h.account("free");
+  await h.services.accounts.update(accountId, { sharpenStage: "stage3+" });
+  const { account, sharpen } = await reported(key);
+  assert.equal(account.sharpen_tier, "sharpen");
+  assert.equal(account.sharpen_stage, STAGE_OF_TIER[account.sharpen_tier]);
+  assert.ok(account.enabled_capabilities.includes("sharpen"));
+  assert.equal(sharpen.tier, "sharpen");
+  assert.equal(sharpen.stage, "stage1");
+  assert.equal(sharpen.enabled, true);
+  assert.equal(sharpen.typical_credits, CREDITS.sharpen);
+  const res = await post(h, key, body());
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.stage, account.sharpen_stage, "the reported stage is the one served");
+  const saved = (await h.store.getAccount(accountId))?.sharpenStage;
+  assert.equal(saved, "stage3+", "the saved stage is not changed");
+});
+
+test("reported stage: a saved stage the plan allows is reported as saved", async () => {
+  const { key, accountId } = await h.account("pro");
+  await h.services.accounts.update(accountId, { sharpenStage: "stage3" });
+  const { account, sharpen } = await reported(key);
+  assert.equal(account.sharpen_tier, "ultra2x");
+  assert.equal(account.sharpen_stage, "stage3");
+  assert.ok(account.enabled_capabilities.includes("sharpen"));
+  assert.equal(sharpen.stage, "stage3");
+  assert.equal(sharpen.enabled, true);
+  assert.equal(sharpen.typical_credits, CREDITS.ultra);
+  const res = await post(h, key, body());
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.stage, "stage3");
+});
+
 test("input limit: 59,999 combined characters accepted, 60,000 refused with a body-level violation", async () => {
   const { key } = await h.account("pro");
   const parts = (total: number) => {

@@ -295,7 +295,7 @@ test("every reviewer failing: 503 sharpen_no_reviewer, nothing charged, nothing 
   assert.deepEqual(await priority.store.usage(accountId, 0), []);
 });
 
-test("timeouts: a hung reviewer falls through to the next; every reviewer timing out is 504 provider_timeout", async () => {
+test("timeouts: a hung reviewer falls through to the next; every reviewer timing out is 503 sharpen_no_reviewer", async () => {
   const { key, accountId } = await priority.account("pro");
   sim.setBehaviour("sim-b", "hang");
   const slow = await sharpen(priority, key, body("family_a"));
@@ -306,15 +306,21 @@ test("timeouts: a hung reviewer falls through to the next; every reviewer timing
   for (const m of ["sim-b", "sim-c", "sim-d"]) sim.setBehaviour(m, "hang");
   const started = Date.now();
   const res = await sharpen(priority, key, body("family_a"));
-  assert.equal(res.status, 504, res.text);
-  assert.equal(res.body.error.code, "provider_timeout");
+  // Spec 4.8: no reviewer answered → 503 sharpen_no_reviewer, even when the deadline is the cause.
+  assert.equal(res.status, 503, res.text);
+  assert.equal(res.body.error.code, "sharpen_no_reviewer");
+  assert.equal(res.body.error.retryable, true);
+  assert.match(res.body.error.message, /^No reviewer answered before the Sharpen deadline/);
+  assert.match(res.body.error.hint, /Nothing was charged/);
   assert.ok(Date.now() - started < 5000, "the review deadline bounds the call");
   const account = await priority.store.getAccount(accountId);
   assert.equal(account?.creditsUsed, CREDITS.sharpen, "only the first call was charged");
   assert.equal(account?.creditsReserved, 0);
+  const ledger = await priority.store.ledgerTotal(accountId);
+  assert.equal(ledger, CREDITS.sharpen, "no ledger row for the refused call");
 });
 
-test("timeouts mixed with errors: 503 sharpen_no_reviewer (the deadline was not the only cause)", async () => {
+test("timeouts mixed with errors: 503 sharpen_no_reviewer, the message names each outcome", async () => {
   const { key } = await priority.account("pro");
   sim.setBehaviour("sim-b", "hang");
   sim.setBehaviour("sim-c", "fail");
@@ -322,6 +328,8 @@ test("timeouts mixed with errors: 503 sharpen_no_reviewer (the deadline was not 
   const res = await sharpen(priority, key, body("family_a"));
   assert.equal(res.status, 503, res.text);
   assert.equal(res.body.error.code, "sharpen_no_reviewer");
+  assert.match(res.body.error.message, /family_b \(sim-b\) timed out/);
+  assert.match(res.body.error.message, /family_c \(sim-c\) failed \(provider_error\)/);
 });
 
 test("a slow reviewer inside the deadline still answers (no premature timeout)", async () => {

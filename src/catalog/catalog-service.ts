@@ -8,7 +8,7 @@ import type { Registry } from "../capabilities/registry.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
 import type { SearchService } from "../sessions/search-service.ts";
-import type { SharpenBlock } from "../sharpen/entitlement.ts";
+import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts";
 
 const PAGING_MORE: Record<string, string> = {
   local: "Next page from the result set held in the session; free, no provider call.",
@@ -106,18 +106,19 @@ export class CatalogService {
   /** GET /v1/account: the account as stored now (key lookups may be cached; balances never are). */
   async account(authenticated: Caller) {
     const caller = await this.deps.accounts.refresh(authenticated);
-    const stage = this.deps.accounts.sharpenStage(caller);
+    // The stage calls are served at (stock when Sharpen is off), not the raw saved setting.
+    const sharpen = sharpenEntitlement(this.deps.accounts, caller);
     const enabled = Object.values(this.deps.registry)
       .filter((cap) => this.deps.accounts.isEnabled(caller, cap.id))
       .map((cap) => cap.id);
-    if (this.deps.accounts.isEnabled(caller, "sharpen") && stage !== "stock") enabled.push("sharpen");
+    if (sharpen.enabled) enabled.push("sharpen");
     return {
       plan: { id: caller.plan.id, name: caller.plan.name },
       status: caller.account.status,
       cadence: caller.account.cadence,
       credits: balanceOf(caller.account),
       sharpen_tier: caller.plan.sharpenTier,
-      sharpen_stage: stage,
+      sharpen_stage: sharpen.stage,
       enabled_capabilities: enabled,
     };
   }

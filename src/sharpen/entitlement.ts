@@ -43,6 +43,23 @@ export function effectiveSavedStage(saved: SharpenStage, planTier: SharpenTier):
   return allowedStages(planTier).at(-1)?.stage ?? "stock";
 }
 
+/**
+ * Whether Sharpen is on for this account and the stage its calls are served at when no per-call
+ * `stage` is given. Sharpen is on when the plan includes it (and the account is not canceled) and
+ * the saved stage is not `stock`; the reported stage is then the saved one capped at the plan's
+ * tier (`effectiveSavedStage`, the rule POST /v1/sharpen serves by), else `stock` (spec 2.10:
+ * `stock` means Sharpen is disabled). The saved setting itself is never changed here; the operator
+ * CLI (`accounts show`) shows it as saved.
+ */
+export function sharpenEntitlement(
+  accounts: AccountService,
+  caller: Caller,
+): { enabled: boolean; stage: SharpenStage } {
+  const saved = accounts.sharpenStage(caller);
+  const enabled = accounts.isEnabled(caller, "sharpen") && saved !== "stock";
+  return { enabled, stage: enabled ? effectiveSavedStage(saved, caller.plan.sharpenTier) : "stock" };
+}
+
 export interface SharpenBlock {
   tier: SharpenTier;
   stage?: SharpenStage;
@@ -52,22 +69,21 @@ export interface SharpenBlock {
   enabled: boolean;
 }
 
-/** The catalog's `sharpen` block for a caller. */
+/** The catalog's `sharpen` block for a caller; `stage` and `enabled` as in `sharpenEntitlement`. */
 export function sharpenBlock(
   accounts: AccountService,
   caller: Caller,
   tierCredits: Record<SharpenTier, number> = DEFAULT_TIER_CREDITS,
 ): SharpenBlock {
-  const stage = accounts.sharpenStage(caller);
+  const { enabled, stage } = sharpenEntitlement(accounts, caller);
   const tier = caller.plan.sharpenTier;
-  const served = effectiveSavedStage(stage, tier);
-  const effectiveTier = served === "stock" ? tier : STAGE_TIER[served];
+  const effectiveTier = stage === "stock" ? tier : STAGE_TIER[stage];
   return {
     tier,
     stage,
     stages: allowedStages(tier),
     url: "/v1/sharpen",
     typical_credits: tierCredits[effectiveTier],
-    enabled: accounts.isEnabled(caller, "sharpen") && stage !== "stock",
+    enabled,
   };
 }

@@ -143,24 +143,27 @@ test("non-ApiError failures become provider_error", async () => {
   assert.equal(out.failures[0]?.error.code, "provider_error");
 });
 
-test("no answer: all timeouts → 504 provider_timeout; any other failure → 503 sharpen_no_reviewer", () => {
+test("no answer: always 503 sharpen_no_reviewer, retryable; the message says when the deadline was the cause", () => {
   const timeout = new ApiError("provider_timeout", "t");
   const error = new ApiError("provider_error", "e");
-  assert.equal(
-    noReviewerError([
-      { reviewer: A, error: timeout },
-      { reviewer: B, error: timeout },
-    ]).code,
-    "provider_timeout",
-  );
-  assert.equal(
-    noReviewerError([
-      { reviewer: A, error: timeout },
-      { reviewer: B, error },
-    ]).code,
-    "sharpen_no_reviewer",
-  );
+  const allTimedOut = noReviewerError([
+    { reviewer: A, error: timeout },
+    { reviewer: B, error: timeout },
+  ]);
+  assert.equal(allTimedOut.code, "sharpen_no_reviewer");
+  assert.equal(allTimedOut.status, 503);
+  assert.equal(allTimedOut.retryable, true);
+  assert.match(allTimedOut.message, /^No reviewer answered before the Sharpen deadline/);
+  assert.match(allTimedOut.hint ?? "", /Nothing was charged/);
+  const mixed = noReviewerError([
+    { reviewer: A, error: timeout },
+    { reviewer: B, error },
+  ]);
+  assert.equal(mixed.code, "sharpen_no_reviewer");
+  assert.match(mixed.message, /timed out; .* failed \(provider_error\)/);
+  assert.doesNotMatch(mixed.message, /deadline/);
   const none = noReviewerError([]);
   assert.equal(none.code, "sharpen_no_reviewer");
   assert.equal(none.status, 503);
+  assert.equal(none.message, "No reviewer answered.");
 });

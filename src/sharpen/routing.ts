@@ -137,17 +137,25 @@ export function routingNote<R extends RoutableReviewer, T>(
 }
 
 /**
- * The error when no reviewer answered: 504 provider_timeout when every attempt ran out of time
- * (the deadline is what failed), else 503 sharpen_no_reviewer.
+ * The error when no reviewer answered: always 503 sharpen_no_reviewer (spec 4.8 and the errors
+ * table name this outcome), whether the reviewers failed, refused or ran out of time. The message
+ * says which: "before the Sharpen deadline" when every attempt timed out, else each reviewer's
+ * outcome. Retryable; the caller is charged nothing (the billing run releases the reservation).
  */
 export function noReviewerError(failures: Failure<RoutableReviewer>[]): ApiError {
-  if (failures.length > 0 && failures.every((f) => f.error.code === "provider_timeout")) {
-    return new ApiError("provider_timeout", "No reviewer answered before the Sharpen deadline.", {
-      hint: "Nothing was charged. Retry shortly; a shorter context or draft answers faster.",
-    });
+  const timedOut = (f: Failure<RoutableReviewer>) => f.error.code === "provider_timeout";
+  if (failures.length > 0 && failures.every(timedOut)) {
+    const tried = failures.map((f) => label(f.reviewer)).join(", ");
+    return new ApiError(
+      "sharpen_no_reviewer",
+      `No reviewer answered before the Sharpen deadline (tried ${tried}; every attempt timed out).`,
+      { hint: "Nothing was charged. Retry shortly; a shorter context or draft answers faster." },
+    );
   }
-  const tried = failures.map((f) => label(f.reviewer)).join(", ");
-  return new ApiError("sharpen_no_reviewer", `No reviewer answered${tried ? ` (tried ${tried})` : ""}.`, {
+  const tried = failures
+    .map((f) => `${label(f.reviewer)} ${timedOut(f) ? "timed out" : `failed (${f.error.code})`}`)
+    .join("; ");
+  return new ApiError("sharpen_no_reviewer", `No reviewer answered${tried ? ` (${tried})` : ""}.`, {
     hint: "Nothing was charged. Retry shortly.",
   });
 }
