@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { addMonths } from "../src/accounts/periods.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { expectCommonFailures } from "./helpers/common-route-tests.ts";
 
@@ -271,7 +272,7 @@ describe("reference capabilities", () => {
     assert.equal(more.body.search_id, ex.body.search_id);
   });
 
-  test("music.search: execute and more (offset) keep the search_id; details stored", async () => {
+  test("music.search: execute and more (offset) keep the search_id; details fetch the album, free", async () => {
     const ex = await post("/v1/capabilities/music.search/execute", { query: "Soliloquy", num: 5 });
     assert.equal(ex.status, 200, JSON.stringify(ex.body));
     assert.equal(ex.body.results.length, 5);
@@ -284,9 +285,13 @@ describe("reference capabilities", () => {
     assert.equal(more.body.charged_credits, 0);
     const requested = h.replay.requests.filter((r) => r.path.startsWith("/deezer/search")).at(-1);
     assert.equal(requested?.query.index, "5");
+    // A Deezer track's details ask GET /album/{id} for its release date; this track's album is not
+    // recorded, so the call fails as a provider error, charged nothing (test/music-search.e2e.test.ts).
+    const usedBefore = (await get("/v1/account")).body.credits.used;
     const det = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "details" });
-    assert.equal(det.status, 200, JSON.stringify(det.body));
-    assert.equal(det.body.charged_credits, 0);
+    assertEnvelope(det, 502, "provider_error");
+    assert.equal(det.body.error.retryable, true);
+    assert.equal((await get("/v1/account")).body.credits.used, usedBefore);
   });
 
   test("recipes.search: local paging is free and served from the session; update keeps the search_id", async () => {
@@ -504,6 +509,49 @@ describe("plans, credits and limits", () => {
   test("every account's ledger sums to its used credits", async () => {
     const account = await h.store.getAccount(accountId);
     assert.equal(await h.store.ledgerTotal(accountId), account!.creditsUsed);
+  });
+
+  test("paid credits reset on the subscription's anniversary, not the account's creation", async () => {
+    const DAY = 24 * 3600 * 1000;
+    const start = h.clock.now();
+    const acct = await h.account("free"); // day X
+    const quote = () => post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ" }, acct.key);
+    const account = async () => (await get("/v1/account", acct.key)).body;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    try {
+      assert.equal((await quote()).body.balance.used, 4);
+
+      h.clock.advance(40 * DAY); // day Y
+      const y = h.clock.now();
+      await h.services.accounts.setPlan(acct.accountId, "pro");
+      let body = await account();
+      assert.deepEqual(body.credits, { used: 0, cap: 20000, period_end: iso(addMonths(y, 1)) });
+      assert.equal(body.status, "active");
+      assert.equal("period_anchor" in body, false, "the anchor is not part of the Account resource");
+
+      const charged = await quote();
+      assert.equal(charged.body.balance.used, 4);
+      assert.equal(charged.body.balance.period_end, iso(addMonths(y, 1)));
+      // The same plan again changes nothing about the period.
+      h.clock.advance(2 * DAY);
+      await h.services.accounts.setPlan(acct.accountId, "pro");
+      assert.deepEqual((await account()).credits, { used: 4, cap: 20000, period_end: iso(addMonths(y, 1)) });
+
+      // Once Y + 1 month has passed, the next billable call starts the period ending Y + 2 months.
+      h.clock.set(addMonths(y, 1) + 1000);
+      const rolled = await quote();
+      assert.equal(rolled.status, 200, JSON.stringify(rolled.body));
+      assert.equal(rolled.body.balance.used, 4);
+      assert.equal(rolled.body.balance.period_end, iso(addMonths(y, 2)));
+
+      // Back to free: used is kept (the one-time grant is not given again), no period end.
+      await h.services.accounts.setPlan(acct.accountId, "free");
+      body = await account();
+      assert.deepEqual(body.credits, { used: 4, cap: 1000, period_end: null });
+      assert.equal(body.status, "free");
+    } finally {
+      h.clock.set(start);
+    }
   });
 });
 

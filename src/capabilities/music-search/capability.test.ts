@@ -1,7 +1,8 @@
 /**
- * music.search capability tests: schema bounds and defaults, and the search glue against an
- * in-memory upstream serving recorded Deezer and MusicBrainz bodies, including the fallback from
- * Deezer to MusicBrainz and source-pinned paging.
+ * music.search capability tests: schema bounds and defaults, and the search and details glue
+ * against an in-memory upstream serving recorded Deezer and MusicBrainz bodies, including the
+ * fallback from Deezer to MusicBrainz, source-pinned paging, and the album call that completes
+ * Deezer track and album details with `release` (end to end over HTTP: test/music-search.e2e.test.ts).
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -9,7 +10,7 @@ import { test } from "node:test";
 import { Ajv } from "ajv";
 import { ApiError } from "../../errors.ts";
 import type { UpstreamClient, UpstreamRequest } from "../../upstream/types.ts";
-import type { CapabilityContext, JsonObject } from "../types.ts";
+import type { CapabilityContext, JsonObject, RecordDraft, StoredRecordView } from "../types.ts";
 import { musicSearch, musicSearchSchema } from "./capability.ts";
 import { type MusicQuery, parseCursor } from "./music-query.ts";
 
@@ -106,7 +107,7 @@ test("parseCursor: null is the first slice; a cursor names its source (Deezer un
   assert.deepEqual(parseCursor({ offset: 2.5 }), { offset: 0, source: "deezer" });
 });
 
-test("search: Deezer answers the first slice; details are stored with every record", async () => {
+test("search: Deezer answers the first slice; track details wait for their album's release", async () => {
   const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/search_simple.json") });
   const page = await musicSearch.search(ctx, q({ query: "Soliloquy" }), null);
   assert.equal(sent.length, 1);
@@ -118,9 +119,76 @@ test("search: Deezer answers the first slice; details are stored with every reco
   assert.equal(page.credits, 0);
   for (const record of page.records) {
     assert.equal(record.summary.kind, "track");
-    assert.equal(record.detail?.kind, "track");
-    assert.ok((record.links ?? []).length > 0);
+    assert.equal(record.detail, undefined, "completed by the first details call");
+    const ref = record.ref ?? {};
+    assert.equal((ref.detail as JsonObject).kind, "track");
+    assert.ok((ref.links as unknown[]).length > 0);
   }
+});
+
+/** A record as the service hands it to runAction after storing the draft. */
+function view(draft: RecordDraft | undefined): StoredRecordView {
+  assert.ok(draft);
+  return { summary: draft.summary, ref: draft.ref ?? null, detail: draft.detail ?? null, query: {} };
+}
+
+test("details: an album record asks GET /album/{id} and gains release; credits 0", async () => {
+  const search = fakeContext({ deezer: () => fixture("deezer/search_album.json") });
+  const page = await musicSearch.search(search.ctx, q({ query: "Daft Punk", kind: "album", num: 5 }), null);
+  const discovery = page.records[0];
+  assert.equal(discovery?.summary.title, "Discovery");
+  const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/get_album.json") });
+  const out = await musicSearch.runAction!(ctx, "details", view(discovery));
+  assert.deepEqual(sent, [{ provider: "deezer", method: "GET", path: "/album/302127" }]);
+  assert.equal(((out.detail as JsonObject).release as JsonObject).date, "2001-03-07");
+  assert.equal((out.detail as JsonObject).title, "Discovery");
+  assert.equal(out.credits, 0);
+  assert.equal(out.costUsd, 0);
+  assert.ok(out.links.some((l) => l.url === "https://www.deezer.com/album/302127"));
+});
+
+test("details: a track record asks for its album's id", async () => {
+  const search = fakeContext({ deezer: () => fixture("deezer/search_simple.json") });
+  const page = await musicSearch.search(search.ctx, q({ query: "Soliloquy" }), null);
+  const { ctx, sent } = fakeContext({ deezer: () => ({ id: 259135282, release_date: "2020-10-02" }) });
+  const out = await musicSearch.runAction!(ctx, "details", view(page.records[0]));
+  assert.equal(sent[0]?.path, "/album/259135282");
+  assert.deepEqual((out.detail as JsonObject).release, { date: "2020-10-02" });
+  assert.equal((out.detail as JsonObject).duration, "3:19");
+});
+
+test("details: a Deezer error body or a failed album call rejects as provider_error", async () => {
+  const search = fakeContext({ deezer: () => fixture("deezer/search_album.json") });
+  const page = await musicSearch.search(search.ctx, q({ query: "Daft Punk", kind: "album" }), null);
+  const errorBody = fakeContext({ deezer: () => fixture("deezer/error_no_data_album.json") });
+  await assert.rejects(
+    musicSearch.runAction!(errorBody.ctx, "details", view(page.records[0])),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no data/.test(e.message),
+  );
+  const down = fakeContext({ deezer: deezerDown });
+  await assert.rejects(
+    musicSearch.runAction!(down.ctx, "details", view(page.records[0])),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error",
+  );
+});
+
+test("details: a record with nothing pending is session_expired; other actions are refused", async () => {
+  const { ctx, sent } = fakeContext({});
+  const artist = {
+    summary: { title: "Daft Punk" },
+    ref: { source: "deezer", deezer_id: 27 },
+    detail: null,
+    query: {},
+  };
+  await assert.rejects(
+    musicSearch.runAction!(ctx, "details", artist),
+    (e: unknown) => e instanceof ApiError && e.code === "session_expired",
+  );
+  await assert.rejects(
+    musicSearch.runAction!(ctx, "lyrics", artist),
+    (e: unknown) => e instanceof ApiError && e.code === "invalid_request",
+  );
+  assert.equal(sent.length, 0);
 });
 
 test("search: a Deezer cursor continues on Deezer at its offset", async () => {

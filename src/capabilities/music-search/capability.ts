@@ -1,12 +1,38 @@
 /**
  * music.search: tracks, artists or albums from Deezer, with MusicBrainz as the fallback when Deezer
- * fails. Offset paging; the cursor remembers the source so `more` stays on it. Details are stored
- * at search time from the search answer (free, no provider call).
+ * fails. Offset paging; the cursor remembers the source so `more` stays on it.
+ *
+ * Details (free either way; the `details` action is declared `stored`, and records without a
+ * stored detail are completed by runAction, as the service does for any stored action):
+ * - Deezer track and album records with an album id: fetched on the first call. Deezer's search
+ *   items carry no release date, so the first `details` call asks `GET /album/{album_id}` (the
+ *   album's own id, or the track's album id) through the upstream client under the capability's
+ *   deadline, adds `release` (the album's release facts, keyed as a MusicBrainz release's) to the detail mapped at search time, and the
+ *   service caches it on the record (`cached: false` once, then `cached: true`). A failed album call
+ *   (Deezer error body, network failure, HTTP error, timeout) is `502 provider_error` (or `504
+ *   provider_timeout`), retryable, charged 0, and nothing is cached: the next call asks again.
+ * - Deezer track and album records without an album id: stored at search time with `release: null`.
+ * - Deezer artist records and all MusicBrainz-fallback records: stored at search time (no call).
  */
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { Capability, CapabilityContext, JsonValue, SearchPage } from "../types.ts";
-import { type DeezerSearchBody, toDeezerPage, toDeezerRequest } from "./deezer.ts";
+import type {
+  ActionResult,
+  Capability,
+  CapabilityContext,
+  JsonValue,
+  SearchPage,
+  StoredRecordView,
+} from "../types.ts";
+import {
+  completeDeezerDetail,
+  type DeezerAlbumBody,
+  type DeezerSearchBody,
+  pendingDeezerDetail,
+  toDeezerAlbumRequest,
+  toDeezerPage,
+  toDeezerRequest,
+} from "./deezer.ts";
 import { type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
 import { MUSIC_KINDS, type MusicKind, type MusicQuery, parseCursor } from "./music-query.ts";
 
@@ -79,6 +105,37 @@ async function search(ctx: CapabilityContext, query: MusicQuery, cursor: JsonVal
   }
 }
 
+/**
+ * `details` of a record whose detail was not stored at search time: a Deezer track or album,
+ * completed with its album's release date. Any other record without a stored detail has lost it
+ * (`410 session_expired`, as the service answers for stored details).
+ */
+async function runAction(
+  ctx: CapabilityContext,
+  action: string,
+  record: StoredRecordView,
+): Promise<ActionResult> {
+  if (action !== "details") {
+    throw new ApiError("invalid_request", `music.search has no record action "${action}".`, {
+      violations: [{ path: "/action", message: "Use `details`." }],
+    });
+  }
+  const pending = pendingDeezerDetail(record.ref);
+  if (pending === null) {
+    throw new ApiError(
+      "session_expired",
+      "The stored detail of this record is no longer available; execute the search again.",
+      { hint: "Run the execute call again to get a fresh search_id." },
+    );
+  }
+  const response = await ctx.upstream.send<DeezerAlbumBody>(
+    toDeezerAlbumRequest(pending.albumId),
+    ctx.signal,
+  );
+  const { detail, links } = completeDeezerDetail(pending, response.body);
+  return { detail, links, credits: 0, costUsd: 0 };
+}
+
 export const musicSearch: Capability<MusicQuery> = {
   id: "music.search",
   title: "Music search",
@@ -89,8 +146,13 @@ export const musicSearch: Capability<MusicQuery> = {
     "picture; albums carry artist, track count, type and cover. When Deezer is unavailable the search " +
     "falls back to MusicBrainz, whose records carry a smaller key set (country, disambiguation, " +
     "musicbrainz_id instead of previews, fans and pictures) and `notes[]` says which keys are absent; " +
-    "`more` continues on the source that answered the first page. `details` is stored at search time " +
-    "(album, duration, release, preview, metadata) and free.",
+    "`more` continues on the source that answered the first page. `details` (album, duration, release, " +
+    "preview, metadata) is free. For Deezer tracks and albums the first `details` call fetches the " +
+    'album (`release` holds its release facts: title, date e.g. "2001-03-07", type, barcode, label, ' +
+    "as MusicBrainz releases do) and later calls are cached; if that " +
+    "call fails the answer is 502 provider_error (retryable, nothing charged, nothing cached), and a " +
+    "record without an album id gets `release: null` without a call. Artist details and fallback " +
+    "records' details are stored at search time.",
   topic: "media and entertainment",
   schema: musicSearchSchema,
   paging: "offset",
@@ -105,14 +167,22 @@ export const musicSearch: Capability<MusicQuery> = {
   recordActions: [
     {
       name: "details",
-      description: "Album, duration, release, preview and source metadata, stored at search time (free).",
+      description:
+        "Album, duration, release, preview and source metadata (free). Deezer tracks and albums: the " +
+        "release date is fetched from the album on the first call, then cached; a failed album call " +
+        "is 502 provider_error, retryable. Artists and fallback records: stored at search time.",
+      // Stored where the search answer holds everything; Deezer track and album records store none
+      // and are completed by runAction on the first call, then cached (see the header).
       mode: "stored",
       credits: 0,
     },
   ],
+  runAction,
+  // The first example's first record is the one whose `details` the demo and MCP tests ask for:
+  // album 302127 ("Discovery"), whose album answer is recorded for the replay upstream.
   examples: [
-    { title: "Tracks called Soliloquy", body: { query: "Soliloquy" } },
     { title: "Albums by Daft Punk", body: { query: "Daft Punk", kind: "album", num: 5 } },
+    { title: "Tracks called Soliloquy", body: { query: "Soliloquy" } },
     { title: "The artist YOASOBI", body: { query: "YOASOBI", kind: "artist" } },
   ],
 };

@@ -1,6 +1,7 @@
 /**
- * Deezer mapper tests: recorded search bodies and error bodies (HTTP 200 with `{"error":{...}}`)
- * replayed through the pure request/response mappers.
+ * Deezer mapper tests: recorded search, album and error bodies (HTTP 200 with `{"error":{...}}`)
+ * replayed through the pure request/response mappers, including the pending track and album
+ * details that the album answer completes with `release`.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -8,8 +9,13 @@ import { test } from "node:test";
 import { ApiError } from "../../errors.ts";
 import type { JsonObject } from "../types.ts";
 import {
+  completeDeezerDetail,
+  type DeezerAlbumBody,
   type DeezerSearchBody,
   deezerError,
+  pendingDeezerDetail,
+  type PendingDeezerDetail,
+  toDeezerAlbumRequest,
   toDeezerPage,
   toDeezerRecord,
   toDeezerRequest,
@@ -56,12 +62,29 @@ test("tracks: every spec key from the recorded search", () => {
     explicit: false,
     preview_url: "https://cdns-preview-0.dzcdn.net/stream/c-015d0109f28f76fb69e33d444d7f89a6-2.mp3",
   });
-  assert.deepEqual(first.ref, { source: "deezer", deezer_id: 1495381112 });
+  assert.equal(first.ref?.source, "deezer");
+  assert.equal(first.ref?.deezer_id, 1495381112);
+  assert.equal(first.ref?.album_id, 259135282);
 });
 
-test("tracks: the stored detail carries album, duration, preview and metadata", () => {
-  const detail = toDeezerPage(fixture("search_simple.json"), query(), 0).records[0]?.detail;
-  assert.ok(detail);
+function pendingOf(record: { ref?: JsonObject } | undefined): PendingDeezerDetail {
+  const pending = pendingDeezerDetail(record?.ref ?? null);
+  assert.ok(pending, "a track or album with an album id keeps its detail pending in ref");
+  return pending;
+}
+
+test("tracks: the pending detail carries album, duration, preview and metadata; nothing is stored", () => {
+  const record = toDeezerPage(fixture("search_simple.json"), query(), 0).records[0];
+  assert.equal(record?.detail, undefined, "not stored: the first details call completes it");
+  assert.equal(record?.links, undefined);
+  const pending = pendingOf(record);
+  assert.equal(pending.albumId, 259135282);
+  assert.deepEqual(
+    pending.links.map((l) => l.label),
+    ["Track on Deezer", "Artist on Deezer", "Album on Deezer", "30-second preview (MP3)"],
+  );
+  const detail = pending.detail;
+  assert.equal("release" in detail, false);
   assert.equal(detail.duration, "3:19");
   assert.equal(detail.duration_seconds, 199);
   assert.equal((detail.album as JsonObject).title, "Nightclub");
@@ -153,7 +176,79 @@ test("albums: artist, tracks, type, cover", () => {
     cover:
       "https://e-cdns-images.dzcdn.net/images/cover/2e018122cb56986277102d2041a592c8/250x250-000000-80-0-0.jpg",
   });
-  assert.equal(first.detail?.explicit, false);
+  assert.equal(first.detail, undefined);
+  const pending = pendingOf(first);
+  assert.equal(pending.albumId, 302127, "an album record's album id is its own id");
+  assert.equal(pending.detail.explicit, false);
+});
+
+test("album request: GET /album/{id} on Deezer, no params", () => {
+  assert.deepEqual(toDeezerAlbumRequest(302127), {
+    provider: "deezer",
+    method: "GET",
+    path: "/album/302127",
+  });
+});
+
+test("the recorded album answer completes an album's detail with release, every other key kept", () => {
+  const record = toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0];
+  const pending = pendingOf(record);
+  const album = fixture("get_album.json") as DeezerAlbumBody;
+  assert.equal(album.release_date, "2001-03-07");
+  const { detail, links } = completeDeezerDetail(pending, album);
+  assert.deepEqual(detail.release, {
+    title: "Discovery",
+    date: "2001-03-07",
+    type: "album",
+    barcode: "724384960650",
+    label: "Parlophone France",
+  });
+  const { release: _release, ...rest } = detail;
+  assert.deepEqual(rest, pending.detail);
+  assert.deepEqual(links, pending.links);
+  assert.deepEqual(Object.keys(detail).slice(-2), ["release", "metadata"]);
+});
+
+test("a track's detail is completed from its album's answer the same way", () => {
+  const pending = pendingOf(toDeezerPage(fixture("search_simple.json"), query(), 0).records[0]);
+  const { detail } = completeDeezerDetail(pending, { id: 259135282, release_date: "2020-10-02" });
+  assert.deepEqual(detail.release, { date: "2020-10-02" });
+  assert.equal(detail.duration, "3:19");
+  assert.equal(detail.kind, "track");
+});
+
+test("an album answer without any release fact gives release null", () => {
+  const pending = pendingOf(toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0]);
+  assert.equal(completeDeezerDetail(pending, { id: 302127 }).detail.release, null);
+  assert.equal(completeDeezerDetail(pending, { id: 302127, release_date: "" }).detail.release, null);
+});
+
+test("a Deezer error body (HTTP 200) or a non-album answer is a provider error, not a detail", () => {
+  const pending = pendingOf(toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0]);
+  for (const name of ["error_no_data_album.json", "error_exception_no_code_episode.json"]) {
+    assert.throws(
+      () => completeDeezerDetail(pending, fixture(name) as DeezerAlbumBody),
+      isProviderError,
+      name,
+    );
+  }
+  for (const body of [null, "no album", [1, 2]]) {
+    assert.throws(() => completeDeezerDetail(pending, body as unknown as DeezerAlbumBody), isProviderError);
+  }
+});
+
+test("records without an album id store their detail now, with release null; artists store theirs", () => {
+  const track = toDeezerRecord({ id: 7, title: "Loose track", type: "track", duration: 61 }, "track");
+  assert.equal(track?.detail?.release, null);
+  assert.equal(track?.detail?.duration, "1:01");
+  assert.equal(pendingDeezerDetail(track?.ref ?? null), null);
+  const album = toDeezerRecord({ title: "No id", type: "album" }, "album");
+  assert.equal(album?.detail?.release, null);
+  const artist = toDeezerPage(fixture("search_artist.json"), query("artist"), 0).records[0];
+  assert.equal(artist?.detail?.name, "Daft Punk");
+  assert.equal("release" in (artist?.detail ?? {}), false);
+  assert.deepEqual(artist?.ref, { source: "deezer", deezer_id: 27 });
+  assert.equal(pendingDeezerDetail(artist?.ref ?? null), null);
 });
 
 test("missing values are omitted, never null; items of another type or without a title are skipped", () => {

@@ -1,7 +1,16 @@
 /**
  * Deezer mappers for music.search (primary source): query → `GET /search[/artist|/album]`, search
- * body → records with their stored details. Deezer reports errors inside HTTP 200 bodies
- * (`{"error":{...}}`); those become provider_error here, never an empty page. Pure, no I/O.
+ * body → records; record id → `GET /album/{id}`, album body → the record's release date. Deezer
+ * reports errors inside HTTP 200 bodies (`{"error":{...}}`); those become provider_error here, never
+ * an empty page or an empty detail. Pure, no I/O.
+ *
+ * Details. Deezer's search items carry no release date, so a track or album record whose album id
+ * is known does not store its detail: the detail mapped from the search item (everything but
+ * `release`) and its links wait in the record's private `ref` (`album_id`, `detail`, `links`), and
+ * the first `details` call asks `GET /album/{album_id}` for `release_date` and completes it
+ * (completeDeezerDetail); the service then caches the answer on the record. A track or album
+ * without an album id stores its detail at search time with `release: null` (nothing to ask).
+ * Artist details have no release and are stored at search time as before.
  */
 import { ApiError } from "../../errors.ts";
 import type { JsonObject, Link, RecordDraft, SearchPage } from "../types.ts";
@@ -59,6 +68,17 @@ interface DeezerTrack {
 
 export type DeezerItem = DeezerTrack & DeezerArtist & DeezerAlbum;
 
+/** `GET /album/{id}`: only what the detail needs (the rest of the album is in the search item). */
+export interface DeezerAlbumBody {
+  id?: number;
+  title?: string;
+  release_date?: string;
+  record_type?: string;
+  upc?: string;
+  label?: string;
+  error?: { type?: string; message?: string; code?: number };
+}
+
 export interface DeezerSearchBody {
   data?: DeezerItem[];
   total?: number;
@@ -80,6 +100,11 @@ export function toDeezerRequest(query: MusicQuery, offset: number): UpstreamRequ
     path: SEARCH_PATH[query.kind],
     query: { q: query.query, index: offset, limit: query.num },
   };
+}
+
+/** The album a track or album record's release date comes from (`GET /album/{id}`, no params). */
+export function toDeezerAlbumRequest(albumId: number): UpstreamRequest {
+  return { provider: "deezer", method: "GET", path: `/album/${albumId}` };
 }
 
 /** The provider error a Deezer error body stands for (`undefined` when the body is no error). */
@@ -165,7 +190,7 @@ function trackRecord(t: DeezerTrack): RecordDraft | null {
     ["Album on Deezer", albumPage(t.album?.id)],
     ["30-second preview (MP3)", preview],
   ]);
-  return { summary: { title, ...summary }, ref: ref(t.id), detail, links };
+  return withRelease({ title, ...summary }, t.id, t.album?.id, detail, links);
 }
 
 function artistRecord(a: DeezerArtist): RecordDraft | null {
@@ -218,7 +243,89 @@ function albumRecord(a: DeezerAlbum): RecordDraft | null {
     ["Artist on Deezer", nonEmpty(a.artist?.link)],
     ["Cover (large)", image(a.cover_xl)],
   ]);
-  return { summary: { title, ...summary }, ref: ref(a.id), detail, links };
+  return withRelease({ title, ...summary }, a.id, a.id, detail, links);
+}
+
+/**
+ * A track or album record whose detail needs the album's release date. With an album id, the
+ * detail and links wait in `ref` and no detail is stored (the first `details` call fetches the
+ * album, see completeDeezerDetail); without one there is nothing to ask, so the detail is stored
+ * now with `release: null`.
+ */
+function withRelease(
+  summary: RecordDraft["summary"],
+  deezerId: number | undefined,
+  albumId: number | undefined,
+  detail: JsonObject,
+  links: Link[],
+): RecordDraft {
+  if (!isAlbumId(albumId)) {
+    return { summary, ref: ref(deezerId), detail: addRelease(detail, null), links };
+  }
+  const pending = links.map(({ label, url }) => ({ label, url }));
+  return { summary, ref: { ...ref(deezerId), album_id: albumId, detail, links: pending } };
+}
+
+function isAlbumId(id: unknown): id is number {
+  return typeof id === "number" && Number.isSafeInteger(id) && id > 0;
+}
+
+/** `release` goes before `metadata`, so it reads with the other facts; every other key is kept. */
+function addRelease(detail: JsonObject, release: JsonObject | null): JsonObject {
+  const { metadata: meta, ...facts } = detail;
+  return meta === undefined ? { ...facts, release } : { ...facts, release, metadata: meta };
+}
+
+/** What a track or album record keeps in `ref` until its first `details` call. */
+export interface PendingDeezerDetail {
+  albumId: number;
+  detail: JsonObject;
+  links: Link[];
+}
+
+/** The pending detail in a record's `ref`, or null when the record has none (its detail is stored). */
+export function pendingDeezerDetail(stored: JsonObject | null): PendingDeezerDetail | null {
+  if (stored === null || stored.source !== "deezer" || !isAlbumId(stored.album_id)) return null;
+  const detail = stored.detail;
+  if (detail === null || typeof detail !== "object" || Array.isArray(detail)) return null;
+  const links = Array.isArray(stored.links) ? stored.links : [];
+  return {
+    albumId: stored.album_id,
+    detail,
+    links: links.flatMap((l) => {
+      if (l === null || typeof l !== "object" || Array.isArray(l)) return [];
+      return typeof l.label === "string" && typeof l.url === "string" ? [{ label: l.label, url: l.url }] : [];
+    }),
+  };
+}
+
+/**
+ * `GET /album/{id}` body → the pending detail with `release`: the album's release facts (`title`,
+ * `date` = Deezer's `release_date` as given, `type`, `barcode`, `label`; those the album has; null
+ * when it has none of them). A Deezer error body (HTTP 200, e.g. DataException "no
+ * data" for an unknown album) or a body that is no album is a provider_error, never a detail
+ * without its release.
+ */
+export function completeDeezerDetail(
+  pending: PendingDeezerDetail,
+  body: DeezerAlbumBody,
+): { detail: JsonObject; links: Link[] } {
+  const error = deezerError(body);
+  if (error !== undefined) throw error;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ApiError("provider_error", `Deezer reported: the album ${pending.albumId} answer is no album.`);
+  }
+  // The same keys as a MusicBrainz record's release facts (musicbrainz.ts, releaseFacts), so
+  // `release` reads alike whichever source answered.
+  const facts = defined({
+    title: nonEmpty(body.title),
+    date: nonEmpty(body.release_date),
+    type: nonEmpty(body.record_type)?.toLowerCase(),
+    barcode: nonEmpty(body.upc),
+    label: nonEmpty(body.label),
+  });
+  const release = Object.keys(facts).length > 0 ? facts : null;
+  return { detail: addRelease(pending.detail, release), links: pending.links };
 }
 
 function albumPage(id: number | undefined): string | undefined {
