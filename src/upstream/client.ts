@@ -2,7 +2,8 @@
  * The one HTTP client for every provider (undici). It owns what adapters must not: base URLs and
  * keys from config, the capability's deadline (an AbortSignal) → 504 provider_timeout, network
  * errors / 5xx / unparseable or oversized bodies → 502 provider_error, bounded retries with jitter
- * for idempotent requests while the deadline allows, a per-provider circuit breaker, and a
+ * for idempotent requests while the deadline allows, a per-provider circuit breaker, per-provider
+ * request pacing (providers that publish a rate, per process: src/upstream/pacing.ts), and a
  * descriptive User-Agent. Keys are never logged: log lines name the provider and path only.
  */
 import {
@@ -15,7 +16,9 @@ import {
 import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import { providerDef } from "./providers.ts";
+import { deadlineOf } from "./deadlines.ts";
+import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
+import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 export interface UpstreamLogger {
@@ -74,9 +77,18 @@ export interface BreakerSettings {
   halfOpenAfterMs: number;
 }
 
+/**
+ * Pacing by provider id, replacing the provider table's `minIntervalMs`: the least interval between
+ * request starts (0 turns pacing off), or a Pacer of the caller's (tests observe its start times).
+ * Ids outside the table may be paced too.
+ */
+export type PacingSettings = Record<string, number | Pacer>;
+
 export class HttpUpstreamClient implements UpstreamClient {
   private readonly agent: Agent;
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+  /** Only paced providers have an entry: an unpaced call costs one lookup. */
+  private readonly pacers = new Map<string, Pacer>();
 
   constructor(
     private readonly config: Pick<Config, "providers" | "upstream">,
@@ -85,7 +97,16 @@ export class HttpUpstreamClient implements UpstreamClient {
       threshold: config.upstream.breakerThreshold,
       halfOpenAfterMs: config.upstream.breakerHalfOpenMs,
     },
+    pacing: PacingSettings = {},
   ) {
+    const paced: PacingSettings = {};
+    for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+      if (def.minIntervalMs !== undefined) paced[def.id] = def.minIntervalMs;
+    }
+    for (const [id, p] of Object.entries({ ...paced, ...pacing })) {
+      if (p instanceof Pacer) this.pacers.set(id, p);
+      else if (p > 0) this.pacers.set(id, new Pacer(p));
+    }
     this.agent = new Agent({
       keepAliveTimeout: 10_000,
       connections: 128,
@@ -113,6 +134,12 @@ export class HttpUpstreamClient implements UpstreamClient {
   breakerState(provider: string): string {
     const state = this.breakers.get(provider)?.state;
     return state === undefined ? "closed" : ["closed", "open", "half-open", "isolated"][state] ?? String(state);
+  }
+
+  /** A paced provider's queue (requests waiting, pending timer); undefined when it is not paced. */
+  pacingState(provider: string): { intervalMs: number; waiting: number; timer: boolean } | undefined {
+    const pacer = this.pacers.get(provider);
+    return pacer === undefined ? undefined : { intervalMs: pacer.intervalMs, ...pacer.state() };
   }
 
   hasKey(provider: string): boolean {
@@ -163,8 +190,18 @@ export class HttpUpstreamClient implements UpstreamClient {
     const idempotent = req.idempotent ?? req.method === "GET";
     const maxAttempts = idempotent ? 1 + this.config.upstream.maxRetries : 1;
     let lastError: AttemptError | undefined;
+    const pacer = this.pacers.get(req.provider);
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       if (signal.aborted) break;
+      if (pacer !== undefined) {
+        try {
+          await pacer.take(signal, deadlineOf(signal));
+        } catch (err) {
+          // A retry that cannot start in time reports the failure it was retrying.
+          if (lastError !== undefined) break;
+          throw this.notPaced(req.provider, pacer, err);
+        }
+      }
       try {
         return await this.attempt<T>(req, signal);
       } catch (err) {
@@ -191,6 +228,26 @@ export class HttpUpstreamClient implements UpstreamClient {
     throw new ProviderFailure("provider_error", `${req.provider} failed: ${lastError?.message ?? "unknown error"}.`, {
       hint: "The upstream provider failed; nothing was charged. Retry shortly.",
       ...(lastError?.retryAfterMs === undefined ? {} : { retryAfter: Math.ceil(lastError.retryAfterMs / 1000) }),
+    });
+  }
+
+  /**
+   * The first attempt did not get its turn: refused because the turn would come after the deadline, or
+   * aborted while waiting. Not a ProviderFailure: the provider was not called, its breaker is not moved.
+   * Nothing is charged (billing releases the hold on any error).
+   */
+  private notPaced(provider: string, pacer: Pacer, err: unknown): ApiError {
+    const title = providerDef(provider)?.title ?? provider;
+    const hint = `${title} allows ${describeRate(pacer.intervalMs)} and other requests are waiting for it; nothing was charged. Retry in a few seconds.`;
+    if (err instanceof TooLateForTurn) {
+      return new ApiError("provider_error", `${provider} was not called: its turn would come after the request's deadline.`, {
+        hint,
+        retryAfter: Math.max(1, Math.ceil(err.waitMs / 1000)),
+      });
+    }
+    return new ApiError("provider_timeout", `${provider} was not called before the deadline: the request was waiting for its turn.`, {
+      hint,
+      cause: err,
     });
   }
 

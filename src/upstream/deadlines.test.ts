@@ -1,7 +1,7 @@
 /** DeadlineSignals: which calls share a signal, and that none is aborted before its own deadline. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { DeadlineSignals } from "./deadlines.ts";
+import { DeadlineSignals, deadlineOf } from "./deadlines.ts";
 
 /** When the signal aborts. Its timer is unref'd (it must not hold a server open), so this holds the test's loop. */
 function abortedAt(signal: AbortSignal): Promise<number> {
@@ -66,4 +66,13 @@ test("many calls waiting on one signal raise no listener-leak warning", async ()
   } finally {
     process.off("warning", onWarning);
   }
+});
+
+test("deadlineOf tells when a deadline signal aborts (on the real clock); other signals have none", () => {
+  const deadlines = new DeadlineSignals(10, () => 0); // a fake window clock does not move the real deadline
+  const before = performance.now();
+  const signal = deadlines.signal(60_000);
+  const at = deadlineOf(signal);
+  assert.ok(at !== undefined && at >= before + 60_010 && at <= performance.now() + 60_010, String(at));
+  assert.equal(deadlineOf(new AbortController().signal), undefined);
 });

@@ -9,8 +9,22 @@
  * Sharing is safe because a signal only carries "time is up": no call aborts it early, and every
  * listener (undici's, a retry's sleep) is removed when its call ends, so a finished call leaves
  * nothing on the signal.
+ *
+ * Each signal also records when it aborts (`deadlineOf`), so the upstream client can tell whether a
+ * call's turn at a paced provider (src/upstream/pacing.ts) would come after its deadline.
  */
 import { setMaxListeners } from "node:events";
+
+/** When each deadline signal aborts, on the `performance.now()` clock. */
+const abortsAt = new WeakMap<AbortSignal, number>();
+
+/**
+ * The `performance.now()` time at which a signal made by DeadlineSignals aborts (the caller's
+ * deadline); undefined for any other signal, whose deadline is not known in advance.
+ */
+export function deadlineOf(signal: AbortSignal): number | undefined {
+  return abortsAt.get(signal);
+}
 
 interface OpenWindow {
   closesAt: number;
@@ -36,6 +50,8 @@ export class DeadlineSignals {
     // Calls join until closesAt; firing windowMs after the first call's deadline covers the last.
     const timer = setTimeout(() => controller.abort(new Error("deadline")), deadlineMs + this.windowMs);
     timer.unref();
+    // The timer runs on the real clock whatever `now` is (tests inject theirs for the windows only).
+    abortsAt.set(controller.signal, performance.now() + deadlineMs + this.windowMs);
     this.open.set(deadlineMs, { closesAt: now + this.windowMs, signal: controller.signal });
     return controller.signal;
   }

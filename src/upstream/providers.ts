@@ -30,6 +30,12 @@ export interface ProviderDef {
    * sends a set variable's value as that query parameter on every request to the provider.
    */
   extraVars?: { name: string; description: string; query?: string }[];
+  /**
+   * Least time between the starts of two requests to the provider from this process, for providers
+   * that publish a request rate (PROVIDERS.md). The client paces every attempt, retries included
+   * (src/upstream/pacing.ts); unset means unpaced.
+   */
+  minIntervalMs?: number;
 }
 
 export const PROVIDERS = {
@@ -50,6 +56,8 @@ export const PROVIDERS = {
     id: "musicbrainz",
     title: "MusicBrainz",
     hosts: { default: { baseUrlVar: "MUSICBRAINZ_BASE_URL", defaultBaseUrl: "https://musicbrainz.org" } },
+    // "about 1 request a second" with a descriptive User-Agent (PROVIDERS.md).
+    minIntervalMs: 1000,
   },
   themealdb: {
     id: "themealdb",

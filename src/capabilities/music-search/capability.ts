@@ -99,7 +99,7 @@ async function search(ctx: CapabilityContext, query: MusicQuery, cursor: JsonVal
       throw new ApiError(
         fallbackError.code,
         `Both music sources failed. Deezer: ${deezerError.message} MusicBrainz: ${fallbackError.message}`,
-        { cause: fallbackError, retryAfter: fallbackError.retryAfter },
+        { cause: fallbackError, retryAfter: fallbackError.retryAfter, hint: fallbackError.hint },
       );
     }
   }
