@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { addMonths } from "../src/accounts/periods.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
@@ -80,6 +81,7 @@ interface AccountJson {
   status: string;
   cadence: string | null;
   credits: { used: number; cap: number; period_end: string | null; reserved: number };
+  period_anchor: string | null;
   sharpen_tier: string;
   sharpen_stage: string;
   sharpen_stage_source: string;
@@ -175,6 +177,7 @@ describe("quarry CLI", () => {
     assert.equal(shown.sharpen_stage, "stage1");
     assert.equal(shown.sharpen_stage_source, "plan_default");
     assert.deepEqual(shown.keys, { total: 0, active: 0 });
+    assert.ok(shown.period_anchor !== null, "an account's period anchor is its creation");
     const text = await ok("accounts", "show", accountId);
     assert.match(text, /Plan\s+free/);
     assert.match(text, /Balance\s+0 \/ 1000 used/);
@@ -224,6 +227,14 @@ describe("quarry CLI", () => {
     assert.equal(planned.plan.id, "pro");
     assert.equal(planned.credits.cap, 20000);
     assert.ok(planned.credits.period_end !== null, "a monthly plan has a period end");
+    // Another paid plan starts a subscription now: its period ends a month after the new anchor.
+    const anchor = Date.parse(planned.period_anchor ?? "");
+    assert.ok(anchor > 0, "the paid plan has a period anchor");
+    assert.equal(planned.credits.period_end, new Date(addMonths(anchor, 1)).toISOString());
+    assert.equal(planned.credits.used, 0);
+    const same = await okJson<AccountJson>("plan", "set", accountId, "pro");
+    assert.equal(same.period_anchor, planned.period_anchor, "the same plan keeps its subscription");
+    assert.equal(same.credits.period_end, planned.credits.period_end);
 
     await ok("status", "set", accountId, "past_due");
     await ok("cadence", "set", accountId, "annual");
@@ -248,6 +259,7 @@ describe("quarry CLI", () => {
     assert.match(text, /Status\s+active/);
     assert.match(text, /Cadence\s+none/);
     assert.match(text, /Sharpen\s+stage2 \(plan default\)/);
+    assert.match(text, new RegExp(`Subscribed\\s+${planned.period_anchor}`));
 
     // The API sees what the CLI wrote.
     const account = (await (await api("/v1/account", key)).json()) as {

@@ -42,11 +42,11 @@ export class AccountService {
     return findPlan(this.config, this.config.defaultPlanId)!;
   }
 
-  private planFields(plan: Plan, anchor: number, now: number) {
+  /** What a plan sets on an account whatever its subscription: cap, status and cadence. */
+  private planFields(plan: Plan) {
     return {
       planId: plan.id,
       creditsCap: plan.credits,
-      periodEnd: plan.period === "monthly" ? nextPeriodEnd(anchor, now) : null,
       status: plan.period === "once" ? ("free" as const) : ("active" as const),
       cadence: plan.period === "once" ? null : ("monthly" as const),
     };
@@ -59,18 +59,42 @@ export class AccountService {
     return this.store.createAccount({
       id: this.ids.id("acct"),
       name,
-      ...this.planFields(plan, now, now),
+      ...this.planFields(plan),
+      periodEnd: plan.period === "monthly" ? nextPeriodEnd(now, now) : null,
+      periodAnchor: now,
       sharpenStage: null,
       createdAt: now,
     });
   }
 
+  /**
+   * Move an account to a plan. Credit periods follow the subscription (SPEC §1: paid plans reset
+   * monthly on the subscription anniversary):
+   * - a different paid plan starts a new subscription now: anchor = now, the period ends a month
+   *   later, `used` starts from 0 under the new cap (holds of calls in flight stay and settle in it);
+   * - the same plan keeps its subscription: anchor, period end and `used` are left as they are;
+   * - a plan granted once has no period (anchor and period end cleared) and keeps `used`, so the
+   *   one-time grant cannot be obtained again by switching plans.
+   */
   async setPlan(accountId: string, planId: string): Promise<AccountRow> {
     const plan = findPlan(this.config, planId);
     if (!plan) throw new ApiError("invalid_request", `No plan "${planId}".`);
     const account = await this.mustGet(accountId);
-    const fields = this.planFields(plan, account.createdAt, this.clock.now());
-    return (await this.store.updateAccount(accountId, fields))!;
+    const now = this.clock.now();
+    const patch: AccountPatch = this.planFields(plan);
+    // An account whose period does not fit its plan (the plan's period was reconfigured) is set right.
+    const periodFits = plan.period === "once" ? account.periodEnd === null : account.periodEnd !== null;
+    if (plan.id !== account.planId || !periodFits) {
+      if (plan.period === "once") {
+        patch.periodEnd = null;
+        patch.periodAnchor = null;
+      } else {
+        patch.periodAnchor = now;
+        patch.periodEnd = nextPeriodEnd(now, now);
+        patch.creditsUsed = 0;
+      }
+    }
+    return (await this.store.updateAccount(accountId, patch))!;
   }
 
   async update(accountId: string, patch: AccountPatch): Promise<AccountRow> {
@@ -127,7 +151,9 @@ export class AccountService {
   async ensureCurrentPeriod(account: AccountRow): Promise<AccountRow> {
     const now = this.clock.now();
     if (account.periodEnd === null || account.periodEnd > now) return account;
-    await this.store.rollPeriod(account.id, account.periodEnd, nextPeriodEnd(account.createdAt, now));
+    // The next anniversary of the subscription (accounts stored before the anchor: of their creation).
+    const anchor = account.periodAnchor ?? account.createdAt;
+    await this.store.rollPeriod(account.id, account.periodEnd, nextPeriodEnd(anchor, now));
     return (await this.store.getAccount(account.id)) ?? account;
   }
 

@@ -68,6 +68,9 @@ function accountView(ctx: CommandContext, account: AccountRow, keys: KeyRow[]) {
     status: account.status,
     cadence: account.cadence,
     credits: { ...balanceOf(account), reserved: account.creditsReserved },
+    // Start of the current subscription, whose monthly anniversaries end paid periods (CLI only:
+    // the API's Account resource has no such field).
+    period_anchor: isoOrNull(account.periodAnchor),
     sharpen_tier: plan.sharpenTier,
     sharpen_stage: saved ?? plan.sharpenDefaultStage,
     sharpen_stage_source: saved === null ? "plan_default" : "saved",
@@ -101,6 +104,7 @@ async function showAccount(ctx: CommandContext, account: AccountRow): Promise<vo
       ["Status", view.status],
       ["Cadence", view.cadence ?? "none"],
       ["Balance", balanceText(view.credits)],
+      ["Subscribed", view.period_anchor ?? "-"],
       [
         "Sharpen",
         `${view.sharpen_stage} (${view.sharpen_stage_source === "plan_default" ? "plan default" : "saved"}), plan tier ${view.sharpen_tier}`,
@@ -270,7 +274,7 @@ export const COMMANDS: CommandDef[] = [
     args: ["<account>", "<plan>"],
     options: [],
     usage: "plan set <account> <plan>",
-    summary: "Move an account to a plan (resets cap, period, status and cadence to the plan's).",
+    summary: "Move an account to a plan (its cap, status, cadence; another paid plan starts a new period now).",
     async run(ctx, [accountId, planId]) {
       if (!findPlan(ctx.config, planId!)) {
         throw new CliError(`unknown plan "${planId}" (plans: ${planList(ctx.config)})`);

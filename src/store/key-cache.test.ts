@@ -15,6 +15,7 @@ function lookup(keyId: string, accountId: string): KeyLookup {
       creditsReserved: 0,
       creditsCap: 10,
       periodEnd: null,
+      periodAnchor: null,
       sharpenStage: null,
       createdAt: 0,
     },

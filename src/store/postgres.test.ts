@@ -84,12 +84,53 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
         cadence: null,
         creditsCap: 5,
         periodEnd: null,
+        periodAnchor: null,
         sharpenStage: null,
         createdAt: 1,
       });
       assert.equal((await b.getAccount("acct_shared"))?.creditsCap, 5);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test("a schema at migration 3 upgrades in place: every account's period anchor is its creation", async () => {
+    const schema = freshSchema();
+    const created = Date.UTC(2025, 0, 31, 8, 0);
+    await admin(async (client) => {
+      await client.query(`CREATE SCHEMA ${schema}`);
+      await client.query(`SET search_path TO ${schema}`);
+      await client.query("CREATE TABLE schema_migrations (version INT PRIMARY KEY, applied_at BIGINT NOT NULL)");
+      for (const migration of loadMigrations("postgres").filter((m) => m.version <= 3)) {
+        await client.query(migration.sql);
+        await client.query("INSERT INTO schema_migrations VALUES ($1, 0)", [migration.version]);
+      }
+      const insert = `INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_cap, period_end, created_at)
+        VALUES ($1, 'o', $2, $3, $4, $5, $6, $7, $8)`;
+      await client.query(insert, ["acct_old_free", "free", "free", null, 40, 1000, null, 5]);
+      await client.query(insert, ["acct_old_pro", "pro", "active", "monthly", 70, 20000, Date.UTC(2025, 1, 28, 8, 0), created]);
+    });
+    const store = await PostgresStore.open(url, { schema });
+    try {
+      await store.migrate();
+      const free = await store.getAccount("acct_old_free");
+      assert.equal(free?.periodAnchor, 5);
+      assert.equal(free?.creditsUsed, 40);
+      const pro = await store.getAccount("acct_old_pro");
+      assert.equal(pro?.periodAnchor, created);
+      assert.equal(pro?.periodEnd, Date.UTC(2025, 1, 28, 8, 0), "the current period is not moved");
+      assert.equal(pro?.creditsUsed, 70);
+      assert.equal((await store.updateAccount("acct_old_pro", { periodAnchor: 9 }))?.periodAnchor, 9);
+      const versions = await admin(
+        async (client) =>
+          (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,
+      );
+      assert.deepEqual(
+        versions,
+        loadMigrations("postgres").map((m) => ({ version: m.version })),
+      );
+    } finally {
+      await store.close();
     }
   });
 

@@ -190,8 +190,10 @@ const PATCH_COLUMNS = {
   planId: "plan_id",
   status: "status",
   cadence: "cadence",
+  creditsUsed: "credits_used",
   creditsCap: "credits_cap",
   periodEnd: "period_end",
+  periodAnchor: "period_anchor",
   sharpenStage: "sharpen_stage",
 } as const satisfies Record<keyof AccountPatch, string>;
 
@@ -444,8 +446,8 @@ export class PostgresStore implements Store {
       toAccount(
         (await this.row(
           `INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap,
-             period_end, sharpen_stage, created_at)
-           VALUES ($1, $2, $3, $4, $5, 0, 0, $6, $7, $8, $9) RETURNING *`,
+             period_end, period_anchor, sharpen_stage, created_at)
+           VALUES ($1, $2, $3, $4, $5, 0, 0, $6, $7, $8, $9, $10) RETURNING *`,
           [
             account.id,
             account.name,
@@ -454,6 +456,7 @@ export class PostgresStore implements Store {
             account.cadence,
             account.creditsCap,
             account.periodEnd,
+            account.periodAnchor,
             account.sharpenStage,
             account.createdAt,
           ],

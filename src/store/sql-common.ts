@@ -73,6 +73,7 @@ export function toAccount(row: Raw): AccountRow {
     creditsReserved: num(row.credits_reserved),
     creditsCap: num(row.credits_cap),
     periodEnd: numOrNull(row.period_end),
+    periodAnchor: numOrNull(row.period_anchor),
     sharpenStage: strOrNull(row.sharpen_stage),
     createdAt: num(row.created_at),
   };

@@ -114,7 +114,7 @@ function sessionGone(): ApiError {
 const SQL = {
   insertAccount:
     "INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap," +
-    " period_end, sharpen_stage, created_at) VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?) RETURNING *",
+    " period_end, period_anchor, sharpen_stage, created_at) VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?) RETURNING *",
   getAccount: "SELECT * FROM accounts WHERE id = ?",
   // One statement for every patch shape: a flag per column says whether the patch sets it.
   updateAccount: `UPDATE accounts SET
@@ -122,8 +122,10 @@ const SQL = {
       plan_id = CASE WHEN @set_plan_id THEN @plan_id ELSE plan_id END,
       status = CASE WHEN @set_status THEN @status ELSE status END,
       cadence = CASE WHEN @set_cadence THEN @cadence ELSE cadence END,
+      credits_used = CASE WHEN @set_credits_used THEN @credits_used ELSE credits_used END,
       credits_cap = CASE WHEN @set_credits_cap THEN @credits_cap ELSE credits_cap END,
       period_end = CASE WHEN @set_period_end THEN @period_end ELSE period_end END,
+      period_anchor = CASE WHEN @set_period_anchor THEN @period_anchor ELSE period_anchor END,
       sharpen_stage = CASE WHEN @set_sharpen_stage THEN @sharpen_stage ELSE sharpen_stage END
     WHERE id = @id RETURNING *`,
   rollPeriod: "UPDATE accounts SET credits_used = 0, period_end = ? WHERE id = ? AND period_end = ?",
@@ -259,7 +261,19 @@ export class SqliteWriter {
       case "createAccount": {
         const a = op.account;
         return toAccount(
-          this.row(SQL.insertAccount, a.id, a.name, a.planId, a.status, a.cadence, a.creditsCap, a.periodEnd, a.sharpenStage, a.createdAt)!,
+          this.row(
+            SQL.insertAccount,
+            a.id,
+            a.name,
+            a.planId,
+            a.status,
+            a.cadence,
+            a.creditsCap,
+            a.periodEnd,
+            a.periodAnchor,
+            a.sharpenStage,
+            a.createdAt,
+          )!,
         );
       }
       case "updateAccount":
@@ -308,10 +322,14 @@ export class SqliteWriter {
       status: patch.status ?? null,
       set_cadence: has(patch.cadence),
       cadence: patch.cadence ?? null,
+      set_credits_used: has(patch.creditsUsed),
+      credits_used: patch.creditsUsed ?? null,
       set_credits_cap: has(patch.creditsCap),
       credits_cap: patch.creditsCap ?? null,
       set_period_end: has(patch.periodEnd),
       period_end: patch.periodEnd ?? null,
+      set_period_anchor: has(patch.periodAnchor),
+      period_anchor: patch.periodAnchor ?? null,
       set_sharpen_stage: has(patch.sharpenStage),
       sharpen_stage: patch.sharpenStage ?? null,
     });

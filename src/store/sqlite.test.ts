@@ -26,6 +26,7 @@ function account(id: string) {
     cadence: null,
     creditsCap: 50,
     periodEnd: null,
+    periodAnchor: null,
     sharpenStage: null,
     createdAt: 1_700_000_000_000,
   };
@@ -232,6 +233,40 @@ describe("SqliteStore", () => {
     assert.equal(found?.record.sourceAt, null);
     assert.equal(await store.getSource("srch_src", 0), null);
     await store.close();
+  });
+
+  test("a database at migration 4 upgrades in place: every account's period anchor is its creation", async () => {
+    const file = join(dir, "upgrade-anchor.db");
+    const raw = databaseAtMigration(file, 4);
+    const created = Date.UTC(2025, 0, 31, 8, 0);
+    const insert = raw.prepare(
+      "INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_cap, period_end, created_at) VALUES (?, 'o', ?, ?, ?, ?, ?, ?, ?)",
+    );
+    insert.run("acct_old_free", "free", "free", null, 40, 1000, null, 5);
+    insert.run("acct_old_pro", "pro", "active", "monthly", 70, 20000, Date.UTC(2025, 1, 28, 8, 0), created);
+    raw.close();
+
+    const store = SqliteStore.open(file);
+    await store.migrate();
+    const free = await store.getAccount("acct_old_free");
+    assert.equal(free?.periodAnchor, 5);
+    assert.equal(free?.periodEnd, null);
+    assert.equal(free?.creditsUsed, 40);
+    const pro = await store.getAccount("acct_old_pro");
+    assert.equal(pro?.periodAnchor, created);
+    assert.equal(pro?.periodEnd, Date.UTC(2025, 1, 28, 8, 0), "the current period is not moved");
+    assert.equal(pro?.creditsUsed, 70);
+    // New accounts store theirs; a patch moves it.
+    const fresh = await store.createAccount({ ...account("acct_new_anchor"), periodAnchor: 1_700_000_000_000 });
+    assert.equal(fresh.periodAnchor, 1_700_000_000_000);
+    assert.equal((await store.updateAccount("acct_old_pro", { periodAnchor: 9 }))?.periodAnchor, 9);
+    await store.close();
+    const check = new Database(file, { readonly: true });
+    assert.deepEqual(
+      check.prepare("SELECT MAX(version) AS v FROM schema_migrations").get(),
+      { v: Math.max(...loadMigrations("sqlite").map((m) => m.version)) },
+    );
+    check.close();
   });
 
   test("a session's records are one row-id range: read without an index, swept with their session", async () => {

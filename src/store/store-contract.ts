@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import { nextPeriodEnd } from "../accounts/periods.ts";
 import { ApiError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
 import type {
@@ -28,6 +29,7 @@ function uid(prefix: string): string {
 }
 
 function newAccount(overrides: Partial<NewAccount> = {}): NewAccount {
+  const createdAt = overrides.createdAt ?? Date.now();
   return {
     id: uid("acct"),
     name: "Test account",
@@ -36,8 +38,9 @@ function newAccount(overrides: Partial<NewAccount> = {}): NewAccount {
     cadence: null,
     creditsCap: 100,
     periodEnd: null,
+    periodAnchor: createdAt,
     sharpenStage: null,
-    createdAt: Date.now(),
+    createdAt,
     ...overrides,
   };
 }
@@ -481,6 +484,86 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(again?.creditsUsed, 3, "a stale roll is a no-op");
       assert.equal(again?.periodEnd, 2000);
       await store.rollPeriod(uid("acct"), 1000, 2000);
+    });
+
+    test("the period anchor is stored, read back everywhere an account is, and patched", async () => {
+      const createdAt = Date.UTC(2025, 0, 5, 9, 30);
+      const anchor = Date.UTC(2025, 2, 31, 12, 0);
+      const a = await account({
+        planId: "pro",
+        status: "active",
+        cadence: "monthly",
+        creditsCap: 50,
+        periodEnd: Date.UTC(2025, 3, 30, 12, 0),
+        periodAnchor: anchor,
+        createdAt,
+      });
+      assert.equal(a.periodAnchor, anchor);
+      assert.equal(a.createdAt, createdAt);
+      assert.equal((await store.getAccount(a.id))?.periodAnchor, anchor);
+      assert.equal((await store.listAccounts()).find((x) => x.id === a.id)?.periodAnchor, anchor);
+      const k = keyRow(a.id);
+      await store.createKey(k);
+      assert.equal((await store.findKeyByHash(k.hash))?.account.periodAnchor, anchor);
+      assert.equal((await account({ periodAnchor: null })).periodAnchor, null);
+
+      // A new subscription: anchor, period end and used set together; holds in flight stay.
+      await charge(a.id, 30);
+      const r = hold(a.id, 15);
+      assert.equal((await store.reserve(r)).ok, true);
+      const restarted = await store.updateAccount(a.id, {
+        planId: "team",
+        creditsCap: 20,
+        periodAnchor: anchor + 1000,
+        periodEnd: anchor + 2000,
+        creditsUsed: 0,
+      });
+      assert.deepEqual(restarted && { ...restarted, creditsReserved: 15 }, {
+        ...a,
+        planId: "team",
+        creditsCap: 20,
+        periodAnchor: anchor + 1000,
+        periodEnd: anchor + 2000,
+        creditsUsed: 0,
+        creditsReserved: 15,
+      });
+      const current = await store.getAccount(a.id);
+      assert.equal(current?.creditsReserved, 15, "the hold of a call in flight is kept");
+      assert.equal((await store.findKeyByHash(k.hash))?.account.periodAnchor, anchor + 1000);
+      const settled = await store.commit({ reservation: r, ledger: entry(a.id, 12) });
+      assert.equal(settled.creditsUsed, 12, "the call in flight is charged to the new period");
+      assert.equal(settled.creditsReserved, 0);
+      assert.equal((await store.reserve(hold(a.id, 9))).ok, false, "the new cap counts");
+
+      const cleared = await store.updateAccount(a.id, { periodAnchor: null, periodEnd: null });
+      assert.equal(cleared?.periodAnchor, null);
+      assert.equal(cleared?.periodEnd, null);
+      assert.equal(cleared?.creditsUsed, 12, "used is patched only when asked");
+    });
+
+    test("a roll to the next anniversary of the anchor keeps the anchor", async () => {
+      // Created in January, subscribed on March 31st: the periods end on the anchor's anniversaries,
+      // the last day of shorter months, not on the 5th.
+      const anchor = Date.UTC(2025, 2, 31, 12, 0);
+      const a = await account({
+        status: "active",
+        cadence: "monthly",
+        periodEnd: Date.UTC(2025, 3, 30, 12, 0),
+        periodAnchor: anchor,
+        createdAt: Date.UTC(2025, 0, 5, 9, 30),
+      });
+      await charge(a.id, 6);
+      const now = Date.UTC(2025, 4, 2);
+      const next = nextPeriodEnd(a.periodAnchor!, now);
+      assert.equal(next, Date.UTC(2025, 4, 31, 12, 0));
+      await store.rollPeriod(a.id, a.periodEnd!, next);
+      const rolled = await store.getAccount(a.id);
+      assert.equal(rolled?.periodEnd, Date.UTC(2025, 4, 31, 12, 0));
+      assert.equal(rolled?.creditsUsed, 0);
+      assert.equal(rolled?.periodAnchor, anchor, "the roll keeps the anchor");
+      const after = Date.UTC(2025, 5, 1);
+      await store.rollPeriod(a.id, rolled!.periodEnd!, nextPeriodEnd(rolled!.periodAnchor!, after));
+      assert.equal((await store.getAccount(a.id))?.periodEnd, Date.UTC(2025, 5, 30, 12, 0));
     });
 
     test("releaseReservationsBefore releases old reservations only, once", async () => {

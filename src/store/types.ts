@@ -19,6 +19,12 @@ export interface AccountRow {
   creditsCap: number;
   /** End of the current credit period; null for the free plan's one-time grant. */
   periodEnd: number | null;
+  /**
+   * Start of the current subscription (epoch ms): a paid plan's periods end on its monthly
+   * anniversaries. Set on creation, moved when a different paid plan starts, null on a plan
+   * granted once. Not part of the API's Account resource (SPEC §2.9).
+   */
+  periodAnchor: number | null;
   /** Saved Sharpen stage; null means the plan default. */
   sharpenStage: string | null;
   createdAt: number;
@@ -26,8 +32,16 @@ export interface AccountRow {
 
 export type NewAccount = Omit<AccountRow, "creditsUsed" | "creditsReserved">;
 
+/**
+ * Fields `updateAccount` can set. `creditsUsed` is for starting a new subscription period (set to
+ * 0 with a new `periodAnchor` and `periodEnd`); `creditsReserved` is never patched: holds of calls
+ * in flight stay counted and settle against the new period.
+ */
 export type AccountPatch = Partial<
-  Pick<AccountRow, "name" | "planId" | "status" | "cadence" | "creditsCap" | "periodEnd" | "sharpenStage">
+  Pick<
+    AccountRow,
+    "name" | "planId" | "status" | "cadence" | "creditsUsed" | "creditsCap" | "periodEnd" | "periodAnchor" | "sharpenStage"
+  >
 >;
 
 export interface KeyRow {
@@ -151,7 +165,9 @@ export interface Store {
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null>;
   /**
    * Start a new credit period if the current one ended at `expectedPeriodEnd` (compare-and-set):
-   * `used` goes to 0 and `periodEnd` to `newPeriodEnd`. A no-op when another call did it first.
+   * `used` goes to 0 and `periodEnd` to `newPeriodEnd`, the next anniversary of the account's
+   * `periodAnchor` (which the roll keeps). A no-op when another call (or a plan change, which
+   * moves `periodEnd`) did it first.
    */
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void>;
 
