@@ -111,6 +111,15 @@ function suite(name: string, open: () => Promise<{ store: Store; cleanup: () => 
       assert.equal(rolled.creditsUsed, 0);
       assert.equal(rolled.periodAnchor, Y, "a roll keeps the anchor");
 
+      // Reading the account (GET /v1/account, the catalog) rolls an ended period too: an idle
+      // account never shows last period's balance.
+      await spend(created.id, 30);
+      clock.set(addMonths(Y, 2) + 1000);
+      const caller = await accounts.authenticate((await accounts.createKey(created.id)).key);
+      const shown = await accounts.refresh(caller);
+      assert.equal(shown.account.creditsUsed, 0);
+      assert.equal(shown.account.periodEnd, addMonths(Y, 3));
+
       // Long idle: the roll jumps to the anniversary after now, still from Y.
       clock.set(Date.UTC(2025, 10, 2));
       const idle = await accounts.ensureCurrentPeriod(await accounts.mustGet(created.id));

@@ -143,8 +143,12 @@ export class AccountService {
 
   /** The caller with its account read now (the key lookup that made it may be up to a second old). */
   async refresh(caller: Caller): Promise<Caller> {
-    const account = await this.store.getAccount(caller.account.id);
-    return account ? { ...caller, account, plan: this.plan(account.planId) } : caller;
+    const read = await this.store.getAccount(caller.account.id);
+    if (!read) return caller;
+    // A period that has ended is rolled here too, so the balance shown (account, catalog) is the
+    // current period's even when no billable call has rolled it yet.
+    const account = await this.ensureCurrentPeriod(read);
+    return { ...caller, account, plan: this.plan(account.planId) };
   }
 
   /** Start the next credit period if the current one has ended (lazy, atomic CAS in the store). */
