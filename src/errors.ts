@@ -103,6 +103,36 @@ export class ApiError extends Error {
 }
 
 /** Shorthand for a 400 with violations. */
+/** The message of a stored record detail that is gone (spec 7: session_expired covers it too). */
+export const STORED_DETAIL_GONE =
+  "The stored detail of this record is no longer available; execute the search again.";
+
+/** 410 session_expired: a search unused for too long, or a stored record detail no longer available. */
+export function sessionExpired(
+  message = "This search was unused for too long and has expired; execute it again.",
+): ApiError {
+  return new ApiError("session_expired", message, {
+    hint: "Run the execute call again to get a fresh search_id.",
+  });
+}
+
+/**
+ * 400 at `/action`: a record action the capability does not offer. The search service refuses these
+ * before a capability runs; a capability's runAction refuses them the same way when called directly.
+ */
+export function unknownRecordAction(
+  capabilityId: string,
+  action: string,
+  offered: readonly string[],
+): ApiError {
+  return invalidRequest([
+    {
+      path: "/action",
+      message: `unknown record action "${action}" for ${capabilityId}; offered: ${offered.join(", ") || "none"}`,
+    },
+  ]);
+}
+
 export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
   return new ApiError("invalid_request", message, {
     violations,

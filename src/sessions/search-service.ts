@@ -23,7 +23,7 @@ import type {
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
-import { ApiError, invalidRequest, pointer, type Violation } from "../errors.ts";
+import { ApiError, invalidRequest, pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import {
   type AccountRow,
@@ -356,7 +356,7 @@ export class SearchService {
     if (!session || session.accountId !== caller.account.id) {
       throw new ApiError("record_unknown", `No search "${searchId}" for this account.`);
     }
-    if (session.expiresAt <= this.deps.clock.now()) throw expired();
+    if (session.expiresAt <= this.deps.clock.now()) throw sessionExpired();
     return session;
   }
 
@@ -502,18 +502,11 @@ export class SearchService {
       throw new ApiError("record_unknown", `No record "${recordId}" for this account.`);
     }
     const { record, session } = found;
-    if (session.expiresAt <= this.deps.clock.now()) throw expired();
+    if (session.expiresAt <= this.deps.clock.now()) throw sessionExpired();
     const cap = this.capability(session.capability);
     this.assertUsable(caller, cap);
     const def = cap.recordActions.find((a) => a.name === action);
-    if (!def) {
-      throw invalidRequest([
-        {
-          path: "/action",
-          message: `unknown record action "${action}" for ${cap.id}; offered: ${cap.recordActions.map((a) => a.name).join(", ") || "none"}`,
-        },
-      ]);
-    }
+    if (!def) throw unknownRecordAction(cap.id, action, cap.recordActions.map((a) => a.name));
     if (hasKeys(params)) throw invalidRequest([{ path: "/params", message: "record actions take no params (params are for update)" }]);
 
     const cached = record.actions[action];
@@ -531,7 +524,7 @@ export class SearchService {
       await this.deps.store.touchSession(session.id, this.expiry());
       return this.recordResponse(recordId, action, hit.detail, hit.links, true, billed.charged, billed.account);
     }
-    if (!cap.runAction) throw expired("The stored detail of this record is no longer available; execute the search again.");
+    if (!cap.runAction) throw sessionExpired(STORED_DETAIL_GONE);
     const runAction = cap.runAction.bind(cap);
     const billed = await this.deps.billing.run(
       caller,
@@ -611,10 +604,6 @@ function defaultMerge(stored: JsonObject, params: JsonObject): JsonObject {
     else merged[k] = v;
   }
   return merged;
-}
-
-function expired(message = "This search was unused for too long and has expired; execute it again."): ApiError {
-  return new ApiError("session_expired", message, { hint: "Run the execute call again to get a fresh search_id." });
 }
 
 /** Adapter failures that are not ApiErrors (unexpected body shapes) are the provider's fault. */

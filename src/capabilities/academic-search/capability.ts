@@ -3,7 +3,7 @@
  * open-access and sort options, page paging, and fetched-then-cached `details` per work.
  */
 import { Type } from "@sinclair/typebox";
-import { ApiError, type Violation } from "../../errors.ts";
+import { ApiError, unknownRecordAction, type Violation } from "../../errors.ts";
 import type {
   ActionResult,
   Capability,
@@ -77,11 +77,7 @@ async function runAction(
   action: string,
   record: StoredRecordView,
 ): Promise<ActionResult> {
-  if (action !== "details") {
-    throw new ApiError("invalid_request", `academic.search has no record action "${action}".`, {
-      violations: [{ path: "/action", message: "Use `details`." }],
-    });
-  }
+  if (action !== "details") throw unknownRecordAction("academic.search", action, ["details"]);
   const stored = record.ref?.openalex_id;
   const openalexId = typeof stored === "string" ? bareOpenAlexId(stored) : null;
   if (openalexId === null) {

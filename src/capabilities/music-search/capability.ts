@@ -15,7 +15,7 @@
  * - Deezer artist records and all MusicBrainz-fallback records: stored at search time (no call).
  */
 import { Type } from "@sinclair/typebox";
-import { ApiError } from "../../errors.ts";
+import { ApiError, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../../errors.ts";
 import type {
   ActionResult,
   Capability,
@@ -33,8 +33,8 @@ import {
   toDeezerPage,
   toDeezerRequest,
 } from "./deezer.ts";
-import { type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
 import { MUSIC_KINDS, type MusicKind, type MusicQuery, parseCursor } from "./music-query.ts";
+import { type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
 
 export const musicSearchSchema = Type.Object(
   {
@@ -115,19 +115,9 @@ async function runAction(
   action: string,
   record: StoredRecordView,
 ): Promise<ActionResult> {
-  if (action !== "details") {
-    throw new ApiError("invalid_request", `music.search has no record action "${action}".`, {
-      violations: [{ path: "/action", message: "Use `details`." }],
-    });
-  }
+  if (action !== "details") throw unknownRecordAction("music.search", action, ["details"]);
   const pending = pendingDeezerDetail(record.ref);
-  if (pending === null) {
-    throw new ApiError(
-      "session_expired",
-      "The stored detail of this record is no longer available; execute the search again.",
-      { hint: "Run the execute call again to get a fresh search_id." },
-    );
-  }
+  if (pending === null) throw sessionExpired(STORED_DETAIL_GONE);
   const response = await ctx.upstream.send<DeezerAlbumBody>(
     toDeezerAlbumRequest(pending.albumId),
     ctx.signal,

@@ -4,7 +4,7 @@
  * filter results are partial, so their details are looked up again (free) on the first `details`.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { ApiError, pointer, type Violation } from "../../errors.ts";
+import { ApiError, pointer, unknownRecordAction, type Violation } from "../../errors.ts";
 import type { ActionResult, Capability, CapabilityContext, JsonObject, StoredRecordView } from "../types.ts";
 import {
   givenSelectors,
@@ -74,11 +74,7 @@ async function lookUpAgain(
   action: string,
   record: StoredRecordView,
 ): Promise<ActionResult> {
-  if (action !== "details") {
-    throw new ApiError("invalid_request", `recipes.search has no record action \`${action}\`.`, {
-      violations: [{ path: "/action", message: "The only record action is `details`." }],
-    });
-  }
+  if (action !== "details") throw unknownRecordAction("recipes.search", action, ["details"]);
   const mealId = record.ref?.meal_id;
   if (typeof mealId !== "string" || mealId === "") {
     throw new ApiError("session_expired", "This recipe's detail is no longer available; search again.");
