@@ -4,16 +4,11 @@
  * PostgreSQL: the period follows the subscription, not the account's creation.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import pg from "pg";
+import { openTestStore, usePostgres } from "../../test/helpers/harness.ts";
 import { ManualClock } from "../clock.ts";
 import { loadConfig } from "../config.ts";
-import { cryptoIds, randomBase62 } from "../ids.ts";
-import { PostgresStore } from "../store/postgres.ts";
-import { SqliteStore } from "../store/sqlite.ts";
+import { cryptoIds } from "../ids.ts";
 import type { Store } from "../store/types.ts";
 import { AccountService } from "./accounts.ts";
 import { addMonths } from "./periods.ts";
@@ -179,37 +174,5 @@ function suite(name: string, open: () => Promise<{ store: Store; cleanup: () => 
   });
 }
 
-suite("AccountService on the embedded store", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "quarry-accounts-"));
-  const store = SqliteStore.open(join(dir, "accounts.db"));
-  await store.migrate();
-  return {
-    store,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
-
-if (process.env.DATABASE_URL) {
-  const url = process.env.DATABASE_URL;
-  suite("AccountService on PostgreSQL", async () => {
-    const schema = `quarry_test_${randomBase62(12).toLowerCase()}`;
-    const store = await PostgresStore.open(url, { schema });
-    await store.migrate();
-    return {
-      store,
-      cleanup: async () => {
-        await store.close();
-        const admin = new pg.Client({ connectionString: url });
-        await admin.connect();
-        try {
-          await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        } finally {
-          await admin.end();
-        }
-      },
-    };
-  });
-}
+suite("AccountService on the embedded store", () => openTestStore(true));
+if (usePostgres()) suite("AccountService on PostgreSQL", () => openTestStore());

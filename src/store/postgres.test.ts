@@ -32,6 +32,17 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     }
   }
 
+  /** The schema's migrations table lists every migration the project ships, once each. */
+  async function assertEveryMigrationApplied(schema: string): Promise<void> {
+    const versions = await admin(
+      async (client) => (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,
+    );
+    assert.deepEqual(
+      versions,
+      loadMigrations("postgres").map((m) => ({ version: m.version })),
+    );
+  }
+
   after(async () => {
     if (schemas.length === 0) return;
     await admin(async (client) => {
@@ -68,14 +79,7 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
       const [remade] = await identities();
       assert.ok(remade && remade !== identity);
       assert.deepEqual(await identities(), [remade]);
-      const versions = await admin(
-        async (client) =>
-          (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,
-      );
-      assert.deepEqual(
-        versions,
-        loadMigrations("postgres").map((m) => ({ version: m.version })),
-      );
+      await assertEveryMigrationApplied(schema);
       await a.createAccount({
         id: "acct_shared",
         name: "Shared",
@@ -121,14 +125,7 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
       assert.equal(pro?.periodEnd, Date.UTC(2025, 1, 28, 8, 0), "the current period is not moved");
       assert.equal(pro?.creditsUsed, 70);
       assert.equal((await store.updateAccount("acct_old_pro", { periodAnchor: 9 }))?.periodAnchor, 9);
-      const versions = await admin(
-        async (client) =>
-          (await client.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows,
-      );
-      assert.deepEqual(
-        versions,
-        loadMigrations("postgres").map((m) => ({ version: m.version })),
-      );
+      await assertEveryMigrationApplied(schema);
     } finally {
       await store.close();
     }
