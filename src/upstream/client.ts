@@ -136,7 +136,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     return state === undefined ? "closed" : ["closed", "open", "half-open", "isolated"][state] ?? String(state);
   }
 
-  /** A paced provider's queue (requests waiting, pending timer); undefined when it is not paced. */
+  /** A paced provider's queue (requests waiting, pending timer; tests read it); undefined when not paced. */
   pacingState(provider: string): { intervalMs: number; waiting: number; timer: boolean } | undefined {
     const pacer = this.pacers.get(provider);
     return pacer === undefined ? undefined : { intervalMs: pacer.intervalMs, ...pacer.state() };

@@ -74,7 +74,7 @@ export class Pacer {
     });
   }
 
-  /** Requests waiting and whether a timer is pending (health checks and tests). */
+  /** Requests waiting and whether a timer is pending (read by the client's pacingState, for tests). */
   state(): { waiting: number; timer: boolean } {
     return { waiting: this.waiting.length, timer: this.timer !== undefined };
   }
