@@ -49,12 +49,15 @@ export const LOAD_HEADER = [
   "non-2xx",
   "errors",
   "CPU µs/resp: loop + threads (driver)",
+  "loop % run / wait / idle",
 ];
 
 export function loadRow(r: LoadResult): string[] {
   const us = (n: number) => Math.round(n).toString();
   const cpu = r.cpu ? `${us(r.cpu.main)} + ${us(r.cpu.others)} (${us(r.cpu.driver)})` : "n/a";
-  return [r.name, fmt.rps(r.rps), fmt.ms(r.p50), fmt.ms(r.p99), String(r.non2xx), String(r.errors), cpu];
+  const pct = (share: number) => (share * 100).toFixed(1);
+  const loop = r.cpu?.loop ? `${pct(r.cpu.loop.run)} / ${pct(r.cpu.loop.wait)} / ${pct(r.cpu.loop.idle)}` : "n/a";
+  return [r.name, fmt.rps(r.rps), fmt.ms(r.p50), fmt.ms(r.p99), String(r.non2xx), String(r.errors), cpu, loop];
 }
 
 export function verdict(pass: boolean | null): string {
