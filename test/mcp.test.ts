@@ -438,7 +438,7 @@ describe("MCP refusals", () => {
       `"arguments":{"capability":"recipes.search","params":${recipes}}}}]`;
     const res = await rawPost(`${h.url}/mcp/k/${key}`, text);
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.headers.get("ratelimit-remaining"), "59", "refused calls are not counted, as on REST");
+    assert.equal(res.headers.get("ratelimit-remaining"), "57", "refused calls count against the limit, as on REST");
     const byId = new Map<number, Json>(res.body.map((m: Json) => [m.id, m.result]));
     const refused = byId.get(1)!;
     assert.equal(refused.isError, true);

@@ -151,10 +151,9 @@ async function handle(
   checkOrigin(services, request.headers.origin);
   const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
   const { message, refused } = parseMessage(raw);
-  // As on REST, where the body is refused before the key's limit is counted, a call refused for its
-  // arguments answers invalid_request and does not count against the limit.
-  const counted = toolCallIds(message).filter((id) => !refused.has(id));
-  const { caller, limited } = await admit(services, key, reply, counted);
+  // As on REST, where the key's limit is counted before the body is read, every tools/call counts,
+  // one refused for its arguments included, and over the limit rate_limited wins over that refusal.
+  const { caller, limited } = await admit(services, key, reply, toolCallIds(message));
   for (const [id, err] of limited) refused.set(id, err);
 
   // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
