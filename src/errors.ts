@@ -102,7 +102,6 @@ export class ApiError extends Error {
   }
 }
 
-/** Shorthand for a 400 with violations. */
 /** The message of a stored record detail that is gone (spec 7: session_expired covers it too). */
 export const STORED_DETAIL_GONE =
   "The stored detail of this record is no longer available; execute the search again.";
@@ -133,6 +132,7 @@ export function unknownRecordAction(
   ]);
 }
 
+/** Shorthand for a 400 with violations. */
 export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
   return new ApiError("invalid_request", message, {
     violations,

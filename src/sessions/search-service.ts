@@ -561,12 +561,12 @@ export class SearchService {
   }
 }
 
-/** Session state is stored as JSON; its fields are all JSON values. */
 /** What a capability sees of a stored record (its detail mapping and its record actions). */
 function recordView(record: RecordRow, session: SessionRow): StoredRecordView {
   return { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
 }
 
+/** Session state is stored as JSON; its fields are all JSON values. */
 function stateJson(state: SessionState): JsonObject {
   return state as unknown as JsonObject;
 }
@@ -585,7 +585,6 @@ export function searchActions(cap: Capability<JsonObject>): string[] {
   return actions;
 }
 
-/** Shallow merge; a null param removes the stored field (its default then applies again). */
 /**
  * Whether a follow-up's `params` asks for something. Spec 4.5 makes `params` an optional object used
  * by `update`; an empty one (clients that always send the field) is accepted with any action, while
@@ -597,6 +596,7 @@ function hasKeys(params: JsonObject | undefined): boolean {
   return false;
 }
 
+/** Shallow merge; a null param removes the stored field (its default then applies again). */
 function defaultMerge(stored: JsonObject, params: JsonObject): JsonObject {
   const merged: JsonObject = { ...stored };
   for (const [k, v] of Object.entries(params)) {

@@ -4,7 +4,7 @@
  * transactions on one client, so concurrent instances cannot overspend a cap.
  */
 import pg from "pg";
-import { ApiError } from "../errors.ts";
+import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
@@ -179,9 +179,7 @@ export function mapPgError(error: unknown): unknown {
 
 function sessionGone(): ApiError {
   // The sweeper removed the search while the call ran; the commit rolls back so nothing is charged.
-  return new ApiError("session_expired", "The search expired while this call was running.", {
-    hint: "Start a new search.",
-  });
+  return sessionExpired("The search expired while this call was running.");
 }
 
 /** Patchable account fields and their columns (also the whitelist for the dynamic UPDATE). */

@@ -12,7 +12,7 @@
  * that failed fails.
  */
 import type Database from "better-sqlite3";
-import { ApiError } from "../errors.ts";
+import { ApiError, sessionExpired } from "../errors.ts";
 import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
 import {
   type AccountPatch,
@@ -106,9 +106,7 @@ export function isBusyCode(code: unknown): boolean {
 
 function sessionGone(): ApiError {
   // The sweeper removed the search while the call ran; nothing of the op is written, nothing charged.
-  return new ApiError("session_expired", "The search expired while this call was running.", {
-    hint: "Start a new search.",
-  });
+  return sessionExpired("The search expired while this call was running.");
 }
 
 const SQL = {

@@ -4,7 +4,7 @@
  * filter results are partial, so their details are looked up again (free) on the first `details`.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { ApiError, pointer, unknownRecordAction, type Violation } from "../../errors.ts";
+import { pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../../errors.ts";
 import type { ActionResult, Capability, CapabilityContext, JsonObject, StoredRecordView } from "../types.ts";
 import {
   givenSelectors,
@@ -77,12 +77,12 @@ async function lookUpAgain(
   if (action !== "details") throw unknownRecordAction("recipes.search", action, ["details"]);
   const mealId = record.ref?.meal_id;
   if (typeof mealId !== "string" || mealId === "") {
-    throw new ApiError("session_expired", "This recipe's detail is no longer available; search again.");
+    throw sessionExpired(STORED_DETAIL_GONE);
   }
   const response = await ctx.upstream.send<unknown>(lookupRequest(mealId), ctx.signal);
   const meal = parseMeals(response.body)[0];
   if (meal === undefined) {
-    throw new ApiError("session_expired", `TheMealDB no longer has meal ${mealId}; search again.`);
+    throw sessionExpired(`TheMealDB no longer has meal ${mealId}; execute the search again.`);
   }
   const { detail, links } = mealDetail(meal);
   return { detail, links, credits: 0, costUsd: 0 };
