@@ -544,11 +544,20 @@ describe("plans, credits and limits", () => {
       assert.equal(rolled.body.balance.used, 4);
       assert.equal(rolled.body.balance.period_end, iso(addMonths(y, 2)));
 
-      // Back to free: used is kept (the one-time grant is not given again), no period end.
+      assert.equal((await quote()).body.balance.used, 8);
+
+      // Back to free: used is what the one-time grant had used before (it is not given again),
+      // not the paid period's 8; no period end.
       await h.services.accounts.setPlan(acct.accountId, "free");
       body = await account();
       assert.deepEqual(body.credits, { used: 4, cap: 1000, period_end: null });
       assert.equal(body.status, "free");
+      // Paid and back once more: the grant's usage carries on from where it was.
+      assert.equal((await quote()).body.balance.used, 8);
+      await h.services.accounts.setPlan(acct.accountId, "pro");
+      assert.equal((await account()).credits.used, 0);
+      await h.services.accounts.setPlan(acct.accountId, "free");
+      assert.deepEqual((await account()).credits, { used: 8, cap: 1000, period_end: null });
     } finally {
       h.clock.set(start);
     }

@@ -73,8 +73,9 @@ export class AccountService {
    * - a different paid plan starts a new subscription now: anchor = now, the period ends a month
    *   later, `used` starts from 0 under the new cap (holds of calls in flight stay and settle in it);
    * - the same plan keeps its subscription: anchor, period end and `used` are left as they are;
-   * - a plan granted once has no period (anchor and period end cleared) and keeps `used`, so the
-   *   one-time grant cannot be obtained again by switching plans.
+   * - a plan granted once has no period (anchor and period end cleared). Its grant is given once:
+   *   leaving it for a paid plan keeps what the grant had used (`grantUsed`), coming back from a
+   *   paid plan puts that back as `used`, and moving between plans granted once keeps `used`.
    */
   async setPlan(accountId: string, planId: string): Promise<AccountRow> {
     const plan = findPlan(this.config, planId);
@@ -85,13 +86,17 @@ export class AccountService {
     // An account whose period does not fit its plan (the plan's period was reconfigured) is set right.
     const periodFits = plan.period === "once" ? account.periodEnd === null : account.periodEnd !== null;
     if (plan.id !== account.planId || !periodFits) {
+      // Which kind of plan the account is on now, by its period (the plan itself may be gone).
+      const wasOnce = account.periodEnd === null;
       if (plan.period === "once") {
         patch.periodEnd = null;
         patch.periodAnchor = null;
+        if (!wasOnce) patch.grant = "restore";
       } else {
         patch.periodAnchor = now;
         patch.periodEnd = nextPeriodEnd(now, now);
         patch.creditsUsed = 0;
+        if (wasOnce) patch.grant = "save";
       }
     }
     return (await this.store.updateAccount(accountId, patch))!;

@@ -16,6 +16,7 @@ function lookup(keyId: string, accountId: string): KeyLookup {
       creditsCap: 10,
       periodEnd: null,
       periodAnchor: null,
+      grantUsed: 0,
       sharpenStage: null,
       createdAt: 0,
     },

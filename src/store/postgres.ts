@@ -193,7 +193,7 @@ const PATCH_COLUMNS = {
   periodEnd: "period_end",
   periodAnchor: "period_anchor",
   sharpenStage: "sharpen_stage",
-} as const satisfies Record<keyof AccountPatch, string>;
+} as const satisfies Record<Exclude<keyof AccountPatch, "grant">, string>;
 
 /** Records go in as one JSON array parameter: one round trip however many there are. */
 const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions,
@@ -490,12 +490,15 @@ export class PostgresStore implements Store {
     return this.guard(async () => {
       const sets: string[] = [];
       const params: unknown[] = [id];
-      for (const [field, column] of Object.entries(PATCH_COLUMNS) as [keyof AccountPatch, string][]) {
+      for (const [field, column] of Object.entries(PATCH_COLUMNS) as [keyof typeof PATCH_COLUMNS, string][]) {
         const value = patch[field];
-        if (value === undefined) continue;
+        if (value === undefined || (field === "creditsUsed" && patch.grant === "restore")) continue;
         params.push(value);
         sets.push(`${column} = $${params.length}`);
       }
+      // Right-hand sides read the row as it was: saving the grant sees credits_used before it is reset.
+      if (patch.grant === "save") sets.push("grant_used = credits_used");
+      if (patch.grant === "restore") sets.push("credits_used = grant_used");
       if (sets.length === 0) return this.account(id, this.pool);
       const row = await this.row(`UPDATE accounts SET ${sets.join(", ")} WHERE id = $1 RETURNING *`, params);
       return row ? toAccount(row) : null;

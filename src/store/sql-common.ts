@@ -74,6 +74,7 @@ export function toAccount(row: Raw): AccountRow {
     creditsCap: num(row.credits_cap),
     periodEnd: numOrNull(row.period_end),
     periodAnchor: numOrNull(row.period_anchor),
+    grantUsed: num(row.grant_used),
     sharpenStage: strOrNull(row.sharpen_stage),
     createdAt: num(row.created_at),
   };

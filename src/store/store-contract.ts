@@ -159,7 +159,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         creditsCap: 25_000,
       });
       const created = await store.createAccount(input);
-      assert.deepEqual(created, { ...input, creditsUsed: 0, creditsReserved: 0 });
+      assert.deepEqual(created, { ...input, creditsUsed: 0, creditsReserved: 0, grantUsed: 0 });
       assert.deepEqual(await store.getAccount(input.id), created);
       assert.equal(await store.getAccount(uid("acct")), null);
       assert.equal(await store.countAccounts(), countBefore + 1);
@@ -539,6 +539,27 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(cleared?.periodAnchor, null);
       assert.equal(cleared?.periodEnd, null);
       assert.equal(cleared?.creditsUsed, 12, "used is patched only when asked");
+    });
+
+    test("the one-time grant's usage is saved on leaving and put back on returning, in the same statement", async () => {
+      const a = await account({ creditsCap: 100 });
+      assert.equal(a.grantUsed, 0);
+      await charge(a.id, 7);
+      // Leaving: used as the row has it then goes to grantUsed while used restarts at 0.
+      const paid = await store.updateAccount(a.id, { planId: "pro", creditsCap: 500, creditsUsed: 0, grant: "save" });
+      assert.equal(paid?.grantUsed, 7);
+      assert.equal(paid?.creditsUsed, 0);
+      await charge(a.id, 40);
+      assert.equal((await store.getAccount(a.id))?.grantUsed, 7, "charges on the paid plan do not touch the grant");
+      // Returning: used is the grant's again (a creditsUsed given beside it is ignored).
+      const back = await store.updateAccount(a.id, { planId: "free", creditsCap: 100, creditsUsed: 99, grant: "restore" });
+      assert.equal(back?.creditsUsed, 7);
+      assert.equal(back?.grantUsed, 7);
+      assert.deepEqual(await store.getAccount(a.id), back);
+      const k = keyRow(a.id);
+      await store.createKey(k);
+      assert.equal((await store.findKeyByHash(k.hash))?.account.grantUsed, 7);
+      assert.equal((await store.listAccounts()).find((x) => x.id === a.id)?.grantUsed, 7);
     });
 
     test("a roll to the next anniversary of the anchor keeps the anchor", async () => {

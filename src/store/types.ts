@@ -25,24 +25,35 @@ export interface AccountRow {
    * granted once. Not part of the API's Account resource (SPEC §2.9).
    */
   periodAnchor: number | null;
+  /**
+   * Credits of the one-time grant used before the account left its plan granted once for a paid
+   * plan; put back as `creditsUsed` if it returns, so the grant is given once (SPEC §1, §8). 0 for
+   * an account that never left such a plan. Not part of the API's Account resource.
+   */
+  grantUsed: number;
   /** Saved Sharpen stage; null means the plan default. */
   sharpenStage: string | null;
   createdAt: number;
 }
 
-export type NewAccount = Omit<AccountRow, "creditsUsed" | "creditsReserved">;
+export type NewAccount = Omit<AccountRow, "creditsUsed" | "creditsReserved" | "grantUsed">;
 
 /**
  * Fields `updateAccount` can set. `creditsUsed` is for starting a new subscription period (set to
  * 0 with a new `periodAnchor` and `periodEnd`); `creditsReserved` is never patched: holds of calls
  * in flight stay counted and settle against the new period.
+ *
+ * `grant` moves the one-time grant's usage in the same statement, from the row as it is then (so a
+ * charge settling meanwhile is not missed): `"save"` copies `creditsUsed` into `grantUsed` (leaving
+ * a plan granted once; `creditsUsed` may be set in the same patch), `"restore"` sets `creditsUsed`
+ * back to `grantUsed` (returning to one; a `creditsUsed` in the same patch is ignored).
  */
 export type AccountPatch = Partial<
   Pick<
     AccountRow,
     "name" | "planId" | "status" | "cadence" | "creditsUsed" | "creditsCap" | "periodEnd" | "periodAnchor" | "sharpenStage"
   >
->;
+> & { grant?: "save" | "restore" };
 
 export interface KeyRow {
   id: string;
