@@ -89,10 +89,22 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
 }
 
 /**
+ * How deep a body may nest. Request bodies go three or four levels deep (params, a field, an
+ * array); the limit keeps every walk of a body (this one, logging, storing) far from the call
+ * stack's end, which ~8,000 levels reached here (a 500 instead of a 400).
+ */
+export const MAX_BODY_DEPTH = 32;
+
+/**
  * Strings with a NUL character or an unpaired surrogate are refused: no provider can search for
- * them and PostgreSQL cannot store them. Returns a violation per such string, with its pointer.
+ * them and PostgreSQL cannot store them. Returns a violation per such string, with its pointer,
+ * and one for a value nested deeper than MAX_BODY_DEPTH (not walked further).
  */
 function illFormedStrings(value: unknown, at: string, out: Violation[], tokens: (string | number)[] = []): void {
+  if (tokens.length > MAX_BODY_DEPTH && typeof value === "object" && value !== null) {
+    out.push({ path: at + pointer(...tokens), message: `is nested too deeply (at most ${MAX_BODY_DEPTH} levels)` });
+    return;
+  }
   if (typeof value === "string") {
     if (value.includes("\u0000") || !value.isWellFormed()) {
       out.push({ path: at + pointer(...tokens), message: "must not contain NUL characters or unpaired surrogates" });

@@ -25,6 +25,7 @@ import {
   type ModelSimulator,
 } from "../src/sharpen/model-simulator.ts";
 import { startReplay } from "../src/replay/replay-server.ts";
+import { MAX_BODY_DEPTH } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { wildcardFixtures } from "./helpers/fuzz-replay.ts";
 import {
@@ -37,6 +38,7 @@ import {
 } from "./helpers/fuzz-mutations.ts";
 import {
   hasIllFormedString,
+  nestedDeeperThan,
   codePoints,
   copyObject,
   isRecord,
@@ -196,7 +198,7 @@ function checkUnknown(ok: boolean, code: string, where: string): void {
 
 /** What the server must do with a body it parsed as `root`. */
 function verdictFor(ep: { kind: Kind; capability?: string; schema: JsonSchema }, root: unknown): Verdict {
-  if (!isRecord(root) || hasIllFormedString(root)) return "invalid";
+  if (!isRecord(root) || hasIllFormedString(root) || nestedDeeperThan(root, MAX_BODY_DEPTH)) return "invalid";
   const problems = schemaProblems(ep.schema, root, resolve);
   const rules =
     problems.length === 0 || ep.kind === "follow-up" || ep.kind === "sharpen" ? ruleProblems(ep, root) : [];
@@ -573,7 +575,7 @@ function mcpVerdict(tool: string, args: unknown): McpVerdict {
   const root = args ?? {};
   const toolSchema = toolSchemas.get(tool);
   assert.ok(toolSchema, `tools/list has no ${tool}`);
-  if (hasIllFormedString(root) || poisoned(root)) return "invalid";
+  if (hasIllFormedString(root) || nestedDeeperThan(root, MAX_BODY_DEPTH) || poisoned(root)) return "invalid";
   if (tool === "follow_up" || tool === "sharpen") {
     return verdictFor({ kind: tool === "sharpen" ? "sharpen" : "follow-up", schema: toolSchema }, root);
   }
@@ -795,7 +797,7 @@ describe("cross-field rules", () => {
       .map(([action, params]) => ({ action, ...(params === undefined ? {} : { params }) }))
       // Ill-formed strings and prototype keys in params are refused on their own pointers (the body
       // parser refuses `/params/__proto__` before any handler); this property is about the ids.
-      .filter((body) => !hasIllFormedString(body) && !poisoned(body));
+      .filter((body) => !hasIllFormedString(body) && !nestedDeeperThan(body, MAX_BODY_DEPTH) && !poisoned(body));
     await check(
       t,
       fc.oneof(both, neither),

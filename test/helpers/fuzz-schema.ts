@@ -139,10 +139,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
-/**
- * Problems of `value` against `schema`, as JSON pointers (empty when valid). Throws on a keyword it
- * does not understand, so a new kind of schema cannot silently be fuzzed as "anything goes".
- */
 /** Quarry refuses any string holding NUL or an unpaired surrogate, wherever it is in a body. */
 export function hasIllFormedString(value: unknown): boolean {
   if (typeof value === "string") return value.includes("\u0000") || !value.isWellFormed();
@@ -151,6 +147,20 @@ export function hasIllFormedString(value: unknown): boolean {
   return false;
 }
 
+/**
+ * Quarry refuses a body with an object or array more than `limit` keys or indexes below its root
+ * (src/validation.ts MAX_BODY_DEPTH), wherever it is.
+ */
+export function nestedDeeperThan(value: unknown, limit: number, depth = 0): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (depth > limit) return true;
+  return (Array.isArray(value) ? value : Object.values(value)).some((v) => nestedDeeperThan(v, limit, depth + 1));
+}
+
+/**
+ * Problems of `value` against `schema`, as JSON pointers (empty when valid). Throws on a keyword it
+ * does not understand, so a new kind of schema cannot silently be fuzzed as "anything goes".
+ */
 export function schemaProblems(schema: JsonSchema, value: unknown, resolve: Resolver, at = ""): string[] {
   const s = deref(schema, resolve);
   for (const k of Object.keys(s))
