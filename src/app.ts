@@ -8,9 +8,10 @@ import { type Registry, registry as defaultRegistry } from "./capabilities/regis
 import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { API_VERSION, type Config } from "./config.ts";
+import { ApiError } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
-import { noRoute, redactUrl, sendError } from "./http/error-handler.ts";
+import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
 import { registerV1Routes } from "./http/v1-routes.ts";
@@ -117,6 +118,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Router-level refusals (bad percent-encoding, an over-long path segment) get the envelope too;
     // their messages never echo the URL, which may hold an MCP key.
     frameworkErrors: (error, request, reply) => sendError(error, request, reply),
+    // Bytes Node's HTTP parser refuses get the envelope too (error-handler.ts).
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, services.ids.requestId()),
+    // A request without Host is answered by the onRequest hook below, in the envelope (Node's own
+    // refusal has an empty body).
+    http: { requireHostHeader: false },
   });
   app.decorate("services", services);
   // REST bodies go through Quarry's own JSON parser (JSON.parse's message, refused keys at their pointers).
@@ -127,6 +133,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Callback-style hooks: an async hook costs a promise per request on the hot path.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", String(request.id));
+    // HTTP/1.1 requires Host (RFC 9112 3.2); HTTP/1.0 may omit it.
+    if (request.headers.host === undefined && request.raw.httpVersionMinor === 1) {
+      const message = "The Host header is required in HTTP/1.1.";
+      reply.header("connection", "close");
+      done(new ApiError("invalid_request", message, { violations: [{ path: "", message }] }));
+      return;
+    }
     done();
   });
   app.addHook("onResponse", (request, reply, done) => {

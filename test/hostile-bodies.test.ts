@@ -1,9 +1,11 @@
 /**
  * Hostile input that the schema-driven fuzzing (fuzz.test.ts) does not generate: bodies nested
- * thousands of levels deep. Each is refused in the envelope (400 invalid_request with a pointer into
- * the body) on every body-taking route, REST and MCP, and charges nothing.
+ * thousands of levels deep, and bytes that are not HTTP at all. Each is refused in the envelope
+ * (400 invalid_request; a pointer into the body where there is one) on every body-taking route,
+ * REST and MCP, and charges nothing.
  */
 import assert from "node:assert/strict";
+import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { MAX_BODY_DEPTH } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
@@ -87,5 +89,83 @@ describe("bodies nested deeper than the limit", () => {
     assert.equal(rpc.result.isError, true);
     assert.equal(rpc.result.structuredContent.error.code, "invalid_request");
     assert.equal((await h.store.getAccount(accountId))?.creditsUsed, 0);
+  });
+});
+
+/** Send `raw` on a new connection and read until the server closes it. */
+function rawExchange(url: string, raw: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(raw));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+    });
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+    socket.setTimeout(5000, () => socket.destroy(new Error(`no close after: ${JSON.stringify(text)}`)));
+  });
+}
+
+/** Status, headers (lower-case names) and JSON body of each response in `text`. */
+function responses(text: string): { status: number; headers: Record<string, string>; body: any }[] {
+  const out: { status: number; headers: Record<string, string>; body: any }[] = [];
+  let rest = text;
+  while (rest.startsWith("HTTP/1.1 ")) {
+    const end = rest.indexOf("\r\n\r\n");
+    const [statusLine, ...lines] = rest.slice(0, end).split("\r\n");
+    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    const length = Number(headers["content-length"]);
+    const body = rest.slice(end + 4, end + 4 + length);
+    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: JSON.parse(body) });
+    rest = rest.slice(end + 4 + length);
+  }
+  assert.equal(rest, "", `unparsed: ${JSON.stringify(rest)}`);
+  return out;
+}
+
+describe("bytes Node's HTTP parser refuses", () => {
+  const cases: [string, string, RegExp][] = [
+    ["a header line without a colon", "GET /health/live HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", /not valid HTTP \(HPE_/],
+    ["a request line that is not HTTP", "GARBAGE\r\n\r\n", /not valid HTTP \(HPE_/],
+    [
+      "Content-Length beside chunked encoding",
+      "POST /v1/follow-up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      /not valid HTTP \(HPE_/,
+    ],
+    ["20 KB of headers", `GET /health/live HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, /headers are too large/],
+    ["an HTTP/1.1 request without Host", "GET /health/live HTTP/1.1\r\n\r\n", /Host header is required/],
+  ];
+  for (const [name, raw, message] of cases) {
+    test(`${name}: 400 invalid_request in the envelope, with a request id, then the connection closes`, async () => {
+      const [res, ...more] = responses(await rawExchange(h.url, raw));
+      assert.equal(more.length, 0);
+      assert.equal(res!.status, 400);
+      assert.equal(res!.body.error.code, "invalid_request");
+      assert.match(res!.body.error.message, message);
+      assert.equal(res!.body.error.retryable, false);
+      assert.match(res!.body.error.requestId, /^req_/);
+      assert.equal(res!.headers["x-request-id"], res!.body.error.requestId);
+      assert.deepEqual(res!.body.error.violations, [{ path: "", message: res!.body.error.message }]);
+    });
+  }
+
+  test("the refused bytes are never echoed (they may hold a key)", async () => {
+    const { key } = await h.account("free");
+    const text = await rawExchange(h.url, `GET /mcp/k/${key} HTTP/1.1\r\nHost: x\r\nBad ${key}\r\n\r\n`);
+    assert.equal(responses(text)[0]!.status, 400);
+    assert.equal(text.includes(key), false);
+  });
+
+  test("a request answered before garbage on its connection keeps its answer; the connection then closes", async () => {
+    const { key } = await h.account("free");
+    const raw =
+      `GET /v1/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n` + "GARBAGE\r\n\r\n";
+    const [first, ...more] = responses(await rawExchange(h.url, raw));
+    assert.equal(first!.status, 200);
+    assert.equal(typeof first!.body.credits.used, "number");
+    assert.ok(more.length <= 1);
+    if (more[0]) assert.equal(more[0].body.error.code, "invalid_request");
   });
 });

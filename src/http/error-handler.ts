@@ -3,6 +3,8 @@
  * (malformed JSON, wrong content type, oversized body) are 400 invalid_request, never 500, except
  * on a route that does not exist: that is 404 not_found whatever the body.
  */
+import type { ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../errors.ts";
 import { BODY_HINT } from "./json-body.ts";
@@ -71,4 +73,50 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (api.headers) reply.headers(api.headers);
   if (api.retryAfter !== undefined) reply.header("retry-after", String(api.retryAfter));
   return reply.code(api.status).type("application/json; charset=utf-8").send(api.toEnvelope(String(request.id)));
+}
+
+/** Node's HTTP parser errors that get their own message; others say "malformed" with the parser's code. */
+const PARSER_ERRORS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: "The request headers are too large.",
+  ERR_HTTP_REQUEST_TIMEOUT: "The request was not received in time.",
+  ERR_HTTP_HEADERS_TIMEOUT: "The request headers were not received in time.",
+};
+
+/**
+ * A connection whose bytes Node's HTTP parser refused (a header line without a colon, a request line
+ * that is not HTTP, Content-Length beside chunked encoding, headers over the size limit, a client too
+ * slow): no request exists, so Fastify's handlers never run. The answer is still the envelope,
+ * `400 invalid_request` with a request id (also in `X-Request-Id`), and the connection closes. The
+ * message names the parser's error code, never the bytes sent (they may hold a key). When a response
+ * to an earlier request on the connection is still being made, that response is let finish and the
+ * connection closes after it instead (writing ours first would garble both).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket, requestId: string): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (pending && !pending.writableEnded) {
+    pending.shouldKeepAlive = false;
+    return;
+  }
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const code = error.code ?? "unknown";
+  const message = PARSER_ERRORS[code] ?? `The request is not valid HTTP (${/^[A-Z0-9_]{1,60}$/.test(code) ? code : "unknown"}).`;
+  const body = JSON.stringify(
+    new ApiError("invalid_request", message, {
+      violations: [{ path: "", message }],
+      hint: "Send an HTTP/1.1 request with well-formed headers (under 16 KiB in all) and a body as its Content-Length says.",
+    }).toEnvelope(requestId),
+  );
+  socket.end(
+    "HTTP/1.1 400 Bad Request\r\n" +
+      "content-type: application/json; charset=utf-8\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      "cache-control: no-store\r\n" +
+      "connection: close\r\n\r\n" +
+      body,
+  );
 }
