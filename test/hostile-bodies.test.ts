@@ -108,9 +108,17 @@ function rawExchange(url: string, raw: string): Promise<string> {
   });
 }
 
-/** Status, headers (lower-case names) and JSON body of each response in `text`. */
-function responses(text: string): { status: number; headers: Record<string, string>; body: any }[] {
-  const out: { status: number; headers: Record<string, string>; body: any }[] = [];
+interface RawResponse {
+  status: number;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
+  body: any;
+}
+
+/** Status, headers and JSON body of each response in `text`. */
+function responses(text: string): RawResponse[] {
+  const out: RawResponse[] = [];
   let rest = text;
   while (rest.startsWith("HTTP/1.1 ")) {
     const end = rest.indexOf("\r\n\r\n");
