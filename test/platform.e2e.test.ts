@@ -436,6 +436,23 @@ describe("plans, credits and limits", () => {
     assert.equal(recipes.enabled, false);
   });
 
+  test("a canceled account: every capability and Sharpen are 403 capability_disabled, naming the cancellation", async () => {
+    const acct = await h.account("free");
+    await h.services.accounts.update(acct.accountId, { status: "canceled" });
+    const refusals = [
+      await post("/v1/capabilities/recipes.search/execute", { query: "x" }, acct.key),
+      await post("/v1/sharpen", { task: "t", draft: "d", caller_provider: "family_a" }, acct.key),
+    ];
+    for (const res of refusals) {
+      assertEnvelope(res, 403, "capability_disabled");
+      assert.match(res.body.error.message, /^The account is canceled; (recipes\.search|Sharpen) cannot be used\.$/);
+      assert.doesNotMatch(res.body.error.hint, /[Uu]pgrade/, "the plan is not the reason");
+    }
+    const cat = await get("/v1/catalog", acct.key);
+    assert.ok(cat.body.capabilities.every((c: { enabled: boolean }) => c.enabled === false));
+    assert.equal((await get("/v1/account", acct.key)).body.credits.used, 0);
+  });
+
   test("concurrent billed calls: exactly the affordable number succeed, the ledger sums to used", async () => {
     const tiny = await h.account("tiny"); // 40 credits: ten 4-credit quotes
     const results = await Promise.all(

@@ -172,6 +172,19 @@ export class AccountService {
     return caller.plan.capabilities === "*" || caller.plan.capabilities.includes(capabilityId);
   }
 
+  /**
+   * Why `isEnabled` said no, as the 403 to answer: a canceled account is named as the reason (its
+   * plan may well include the capability), otherwise the plan. `name` is how the message calls it.
+   */
+  disabledError(caller: Caller, name: string, planHint: string): ApiError {
+    if (caller.account.status === "canceled") {
+      return new ApiError("capability_disabled", `The account is canceled; ${name} cannot be used.`, {
+        hint: "The operator of this Quarry deployment can reactivate it.",
+      });
+    }
+    return new ApiError("capability_disabled", `${name} is not enabled on the ${caller.plan.name} plan.`, { hint: planHint });
+  }
+
   /** The saved Sharpen stage, or the plan's default. */
   sharpenStage(caller: Caller): SharpenStage {
     return (caller.account.sharpenStage as SharpenStage | null) ?? caller.plan.sharpenDefaultStage;

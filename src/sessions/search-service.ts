@@ -136,12 +136,7 @@ export class SearchService {
 
   private assertUsable(caller: Caller, cap: Capability<JsonObject>): void {
     if (!this.deps.accounts.isEnabled(caller, cap.id)) {
-      throw new ApiError("capability_disabled", `${cap.id} is not enabled on the ${caller.plan.name} plan.`, {
-        hint:
-          caller.account.status === "canceled"
-            ? "The account is canceled; reactivate it to use capabilities."
-            : "Upgrade the plan, or use a capability listed as enabled in GET /v1/catalog.",
-      });
+      throw this.deps.accounts.disabledError(caller, cap.id, "Upgrade the plan, or use a capability listed as enabled in GET /v1/catalog.");
     }
     const missing = this.missingKey(cap);
     if (missing) {

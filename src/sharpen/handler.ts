@@ -101,10 +101,7 @@ export function createSharpenHandler(
 
   async function review(caller: Caller, rawBody: unknown, requestId: string): Promise<SharpenResponse> {
     if (!accounts.isEnabled(caller, "sharpen")) {
-      throw disabled(
-        `Sharpen is not enabled on the ${caller.plan.name} plan.`,
-        "Upgrade to a plan that includes Sharpen.",
-      );
+      throw accounts.disabledError(caller, "Sharpen", "Upgrade to a plan that includes Sharpen.");
     }
     if (accounts.sharpenStage(caller) === "stock") {
       throw disabled(
