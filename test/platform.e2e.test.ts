@@ -343,6 +343,13 @@ describe("reference capabilities", () => {
     const badUpdate = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { nope: 1 } });
     assertEnvelope(badUpdate, 400, "invalid_request");
     assert.equal(badUpdate.body.error.violations[0].path, "/params/nope");
+    // An unknown key and a bad value together: both reported, as execute does.
+    const both = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { nope: 1, num: 0 } });
+    assertEnvelope(both, 400, "invalid_request");
+    assert.deepEqual(
+      both.body.error.violations.map((v: { path: string }) => v.path),
+      ["/params/nope", "/params/num"],
+    );
   });
 
   test("markets.quote: single result, billed execute and update, more refused, details stored", async () => {

@@ -149,12 +149,18 @@ export class SearchService {
   /** Validate a whole query (schema with defaults, then the capability's cross-field rules). */
   private validateQuery(cap: Capability<JsonObject>, body: unknown, at = ""): JsonObject {
     if (!isObject(body)) throw invalidRequest([{ path: at, message: "must be a JSON object" }]);
+    const violations = this.queryViolations(cap, body, at);
+    if (violations.length > 0) throw invalidRequest(violations);
+    return body as JsonObject;
+  }
+
+  /** Schema violations of a query (defaults applied in place), then its cross-field rules if it has none. */
+  private queryViolations(cap: Capability<JsonObject>, body: Record<string, unknown>, at: string): Violation[] {
     const violations: Violation[] = validate(cap.schema, body, at);
     if (violations.length === 0 && cap.checkRules) {
       for (const v of cap.checkRules(body as JsonObject)) violations.push({ path: at + v.path, message: v.message });
     }
-    if (violations.length > 0) throw invalidRequest(violations);
-    return body as JsonObject;
+    return violations;
   }
 
   /** What an adapter gets for one call: the upstream client, the call's deadline, the clock. */
@@ -458,14 +464,18 @@ export class SearchService {
     params: JsonObject,
     requestId: string,
   ): Promise<ExecuteResponse> {
-    // Only request fields may be sent; report unknown ones at /params/<key> before merging.
+    // Only request fields may be sent: unknown ones are reported at /params/<key> (they never reach
+    // the stored query), together with what is wrong with the query the known ones make.
     const fields = Object.keys(cap.schema.properties);
     const unknown = Object.keys(params).filter((k) => !fields.includes(k));
-    if (unknown.length > 0) {
-      throw invalidRequest(unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })));
-    }
-    const merged = cap.mergeUpdate ? cap.mergeUpdate(session.query, params) : defaultMerge(session.query, params);
-    const query = this.validateQuery(cap, merged, "/params");
+    const known = unknown.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([k]) => fields.includes(k)));
+    const merged = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
+    const violations = [
+      ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })),
+      ...this.queryViolations(cap, merged, "/params"),
+    ];
+    if (violations.length > 0) throw invalidRequest(violations);
+    const query = merged;
     const start = state.nextPosition;
     const billed = await this.deps.billing.run(
       caller,
