@@ -20,3 +20,12 @@ test("every capability has an execute path whose body schema is its request sche
     assert.deepEqual(op.requestBody.content["application/json"]!.schema, JSON.parse(JSON.stringify(cap.schema)));
   }
 });
+
+test("Sharpen's documented errors are those it can answer: no provider_timeout or provider_error", () => {
+  const doc = buildOpenApi(registry) as { paths: Record<string, { post?: { responses: Record<string, { description: string }> } }> };
+  const responses = doc.paths["/v1/sharpen"]!.post!.responses;
+  // Reviewers failing or running out of time are sharpen_no_reviewer (503), docs/errors.md.
+  assert.equal(responses["504"], undefined);
+  assert.equal(responses["502"], undefined);
+  assert.match(responses["503"]!.description, /sharpen_no_reviewer/);
+});

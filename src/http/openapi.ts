@@ -102,7 +102,7 @@ export function buildOpenApi(registry: Registry): Json {
             "capability_disabled",
             "sharpen_no_reviewer",
             "capability_unavailable",
-            "provider_timeout",
+            // No provider_timeout: reviewers running out of time is sharpen_no_reviewer (docs/errors.md).
           ]),
         },
       },
