@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { connect } from "node:net";
+import { gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { MAX_BODY_DEPTH } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
@@ -176,4 +177,28 @@ describe("bytes Node's HTTP parser refuses", () => {
     assert.ok(more.length <= 1);
     if (more[0]) assert.equal(more[0].body.error.code, "invalid_request");
   });
+});
+
+test("a body with a Content-Encoding is refused whatever its bytes; identity is accepted", async () => {
+  const { key } = await h.account("free");
+  const json = JSON.stringify({ query: "Daft Punk", kind: "album", num: 5 });
+  const send = (body: string | Buffer, encoding: string) =>
+    fetch(`${h.url}/v1/capabilities/music.search/execute`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-encoding": encoding },
+      body,
+    });
+  for (const [body, encoding] of [
+    [gzipSync(json), "gzip"],
+    [json, "br"],
+    [json, "gzip, identity"],
+  ] as const) {
+    const res = await send(body, encoding);
+    const envelope = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(res.status, 400, encoding);
+    assert.equal(envelope.error.code, "invalid_request");
+    assert.match(envelope.error.message, /Content-Encoding .* is not accepted; send the body uncompressed\./);
+  }
+  const plain = await send(json, "identity");
+  assert.equal(plain.status, 200, await plain.clone().text());
 });

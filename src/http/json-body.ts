@@ -6,7 +6,8 @@
  *   `prototype` key, also when spelled with `\u` escapes): 400 with one violation per key, its
  *   JSON pointer as the path, as for any unknown key. Such bodies are refused here, before any
  *   handler (an `update` merges the new params into the stored query before validating them);
- * - no body: 400 "empty".
+ * - no body: 400 "empty";
+ * - a Content-Encoding other than identity: 400 (bodies are read uncompressed).
  * Requests to a route that does not exist are not parsed at all: they get 404 not_found whatever
  * their body (error-handler.ts).
  */
@@ -94,6 +95,13 @@ export function jsonBodyParser(request: FastifyRequest, body: string, done: (err
   // No route: nothing reads the body, and the answer is 404 whatever it holds.
   if (request.is404) {
     done(null, undefined);
+    return;
+  }
+  // The body is read as sent: a compressed one would fail as "not JSON", and one merely labelled
+  // compressed would pass; either way the label and the bytes disagree with what is read.
+  const encoding = request.headers["content-encoding"];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== "identity") {
+    done(refuse(`Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted; send the body uncompressed.`));
     return;
   }
   let value: unknown;
