@@ -66,6 +66,12 @@ export interface ApiErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * At most this many violations are listed; the message says how many there were. A 1 MiB body of
+ * unknown keys would otherwise be answered with megabytes of violations.
+ */
+export const MAX_VIOLATIONS = 100;
+
 /** The one error class: carries a catalog code and renders the spec envelope. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
@@ -77,13 +83,18 @@ export class ApiError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const listed = options.violations;
+    const cut = listed !== undefined && listed.length > MAX_VIOLATIONS;
+    super(
+      cut ? `${message} (the first ${MAX_VIOLATIONS} of ${listed.length} violations are listed)` : message,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = "ApiError";
     this.code = code;
     this.status = ERROR_CODES[code].status;
     this.retryable = ERROR_CODES[code].retryable;
     this.hint = options.hint;
-    this.violations = options.violations;
+    this.violations = cut ? listed.slice(0, MAX_VIOLATIONS) : listed;
     this.retryAfter = options.retryAfter;
     this.headers = options.headers;
   }

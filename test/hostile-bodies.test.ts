@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
+import { MAX_VIOLATIONS } from "../src/errors.ts";
 import { MAX_BODY_DEPTH } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 
@@ -201,4 +202,16 @@ test("a body with a Content-Encoding is refused whatever its bytes; identity is 
   }
   const plain = await send(json, "identity");
   assert.equal(plain.status, 200, await plain.clone().text());
+});
+
+test("a body of thousands of unknown keys lists the first MAX_VIOLATIONS and says how many there were", async () => {
+  const { key } = await h.account("free");
+  const body: Record<string, number> = { query: 1 };
+  for (let i = 0; i < 5000; i++) body[`k${i}`] = i;
+  const res = await h.call("POST", "/v1/capabilities/music.search/execute", { key, body });
+  assert.equal(res.status, 400);
+  const { violations, message } = res.body.error as { violations: { path: string }[]; message: string };
+  assert.equal(violations.length, MAX_VIOLATIONS);
+  assert.match(message, new RegExp(`the first ${MAX_VIOLATIONS} of 5001 violations are listed`));
+  assert.ok(res.text.length < 20_000, `${res.text.length} bytes`);
 });
