@@ -6,7 +6,6 @@
  * own core on a 2-core machine instead of one event loop serving both.
  */
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../src/app.ts";
@@ -14,6 +13,7 @@ import { loadConfig } from "../src/config.ts";
 import { MemoryRateLimiter } from "../src/limits/rate-limiter.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { startReplay } from "../src/replay/replay-server.ts";
+import { embeddedDatabaseFile } from "../src/store/open-store.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
 import { buildBareApp } from "./bare-app.ts";
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     QUARRY_DEFAULT_PLAN: BENCH_PLAN.id,
     LOG_LEVEL: "silent",
   });
-  const dbFile = join(dataDir, "quarry.db");
+  const dbFile = embeddedDatabaseFile(dataDir);
   // As the server opens it (src/runtime.ts): exclusively, with its instance lock and in-memory holds.
   const store = SqliteStore.open(dbFile, { exclusive: true });
   await store.migrate();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -23,8 +23,8 @@ interface CliResult {
 const dataDir = mkdtempSync(join(tmpdir(), "quarry-cli-"));
 
 /** The CLI's environment: this test's store only, whatever the developer's shell has set. */
-function cliEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
+function cliEnv(dir = dataDir): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dir };
   for (const name of [
     "DATABASE_URL",
     "REDIS_URL",
@@ -38,9 +38,14 @@ function cliEnv(): NodeJS.ProcessEnv {
 }
 
 function cli(...args: string[]): Promise<CliResult> {
+  return cliIn(dataDir, ...args);
+}
+
+/** The CLI with DATA_DIR set to `dir`. */
+function cliIn(dir: string, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the in-process server must keep answering while the CLI runs.
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: cliEnv() });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: cliEnv(dir) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -353,7 +358,29 @@ describe("quarry CLI", () => {
       fails(/expected <account>/, "keys", "list"),
       fails(/--plan does not apply/, "keys", "create", accountId, "--plan", "pro"),
       fails(/Unknown option '--bogus'/, "accounts", "list", "--bogus"),
+      fails(/--name is longer than 200 characters/, "accounts", "create", "--name", "a".repeat(201)),
+      fails(/--name must not hold control characters/, "accounts", "create", "--name", "two\nlines"),
     ]);
+  });
+
+  test("a DATA_DIR without a database is refused by every command but accounts create, which makes one", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "quarry-cli-empty-"));
+    const missing = join(empty, "typo");
+    try {
+      for (const args of [["accounts", "list"], ["balance", "acct_x"], ["keys", "revoke", "key_x"]]) {
+        const res = await cliIn(missing, ...args);
+        assert.equal(res.code, 1, args.join(" "));
+        assert.match(res.stderr, /^quarry: error: no Quarry database at .*typo.quarry\.db: check DATA_DIR/);
+        assert.equal(existsSync(missing), false, "nothing is created");
+      }
+      const made = await cliIn(missing, "accounts", "create", "--name", "First");
+      assert.equal(made.code, 0, made.stderr);
+      const listed = await cliIn(missing, "accounts", "list");
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /First/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 
   test("a stage above the plan's Sharpen tier is refused", async () => {

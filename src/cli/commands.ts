@@ -35,6 +35,12 @@ export interface CommandDef {
   /** Positional arguments after the words, as shown in usage (`<account>`). */
   args: string[];
   options: OptionName[];
+  /**
+   * Whether the command may make the embedded database when DATA_DIR has none (only `accounts
+   * create`): every other command works on what is there, so a mistyped DATA_DIR is refused instead
+   * of answered from a new, empty store.
+   */
+  createsStore?: true;
   /** Usage line without the program name. */
   usage: string;
   /** One line for `--help`. */
@@ -115,16 +121,23 @@ async function showAccount(ctx: CommandContext, account: AccountRow): Promise<vo
   );
 }
 
+/** Account names are labels for operators (tables, usage); longer ones are refused. */
+export const MAX_ACCOUNT_NAME = 200;
+
 export const COMMANDS: CommandDef[] = [
   {
     words: ["accounts", "create"],
     args: [],
     options: ["name", "plan"],
+    createsStore: true,
     usage: "accounts create --name <name> [--plan <plan>]",
     summary: "Create an account (default plan from configuration); prints its id.",
     async run(ctx, _args, options) {
       const name = options.name?.trim();
       if (!name) throw new CliError("accounts create needs --name <name>");
+      if ([...name].length > MAX_ACCOUNT_NAME) throw new CliError(`--name is longer than ${MAX_ACCOUNT_NAME} characters`);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+      if (/[\u0000-\u001f\u007f]/.test(name)) throw new CliError("--name must not hold control characters (tabs, line breaks…)");
       const planId = options.plan ?? ctx.config.defaultPlanId;
       if (!findPlan(ctx.config, planId))
         throw new CliError(`unknown plan "${planId}" (plans: ${planList(ctx.config)})`);

@@ -3,13 +3,14 @@
  * environment for it and closes it afterwards. Returns the exit code instead of exiting, so the
  * entry point (main.ts) stays a one-liner and this stays callable in-process.
  */
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { AccountService } from "../accounts/accounts.ts";
 import { systemClock } from "../clock.ts";
 import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { cryptoIds } from "../ids.ts";
-import { openStore } from "../store/open-store.ts";
+import { embeddedDatabaseFile, openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
 import { COMMANDS, type CommandDef, CliError, type OptionName } from "./commands.ts";
 import { type Output, processOutput } from "./output.ts";
@@ -107,6 +108,12 @@ async function execute(
     config = loadConfig(env);
   } catch (error) {
     throw new CliError(`configuration: ${(error as Error).message}`);
+  }
+  const databaseFile = embeddedDatabaseFile(config.dataDir);
+  if (!config.databaseUrl && !command.createsStore && !existsSync(databaseFile)) {
+    throw new CliError(
+      `no Quarry database at ${databaseFile}: check DATA_DIR (or DATABASE_URL); \`accounts create\` makes a new one`,
+    );
   }
   const store: Store = await openStore({
     dataDir: config.dataDir,

@@ -28,6 +28,11 @@ export function inDoubtDir(dataDir: string): string {
   return join(dataDir, "in-doubt");
 }
 
+/** The embedded store's database file in a data directory. */
+export function embeddedDatabaseFile(dataDir: string): string {
+  return join(dataDir, "quarry.db");
+}
+
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const store: Store = options.databaseUrl
     ? await PostgresStore.open(options.databaseUrl, {
@@ -40,7 +45,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
           ? {}
           : { onLostCall: options.onLostCall, inDoubtDir: inDoubtDir(options.dataDir) }),
       })
-    : SqliteStore.open(join(options.dataDir, "quarry.db"), {
+    : SqliteStore.open(embeddedDatabaseFile(options.dataDir), {
         ...(options.keyCacheTtlMs === undefined ? {} : { keyCacheTtlMs: options.keyCacheTtlMs }),
         ...(options.exclusive === undefined ? {} : { exclusive: options.exclusive }),
       });
