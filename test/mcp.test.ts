@@ -424,6 +424,25 @@ describe("MCP refusals", () => {
     assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
   });
 
+  test("a tools/call without a name or with non-object arguments is -32602 Invalid params, not an internal error", async () => {
+    const { key, accountId } = await h.account("free");
+    const res = await rawPost(`${h.url}/mcp/k/${key}`, [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "account", arguments: "x" } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { arguments: {} } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: 7 } },
+      callMessage("account", {}, 4),
+    ]);
+    assert.equal(res.status, 200, res.text);
+    const byId = new Map<unknown, Json>(res.body.map((m: Json) => [m.id, m]));
+    for (const id of [1, 2, 3]) {
+      const answer = byId.get(id) as Json;
+      assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
+      assert.match(answer.error.message, /Invalid tools\/call request: .*params/s);
+    }
+    assert.equal((byId.get(4) as Json).result.structuredContent.plan.id, "free", "the valid call in the batch is served");
+    assert.equal((await h.store.getAccount(accountId))?.creditsUsed, 0);
+  });
+
   test("prototype keys in tool arguments are refused with pointers, as REST refuses them; elsewhere they are dropped", async () => {
     const { key, accountId } = await h.account("free");
     const upstreamBefore = h.replay.requests.length;

@@ -9,9 +9,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type RequestId,
+  RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
@@ -117,6 +119,14 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
   return { message: JSON.parse(text, safeKeys), refused };
 }
 
+/**
+ * tools/call as the SDK's protocol layer parses it before its Server checks the params: loosely.
+ * Given the strict schema, the protocol layer's own parse fails first on bad params (no `name`,
+ * `arguments` not an object) and the SDK answers -32603 Internal error with the validator's dump;
+ * this way the Server's check runs and answers -32602 Invalid params, as JSON-RPC has it.
+ */
+const LOOSE_CALL_TOOL_REQUEST = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
+
 function createServer(
   services: Services,
   request: FastifyRequest,
@@ -129,15 +139,12 @@ function createServer(
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, async (call, extra) => {
+  server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (call, extra) => {
     const refused = refusals.get(extra.requestId);
     if (refused) return toolError(refused.toEnvelope(requestId));
-    return callTool(
-      services,
-      { caller, requestId, log: request.log },
-      call.params.name,
-      call.params.arguments,
-    );
+    // The Server checked the request against CallToolRequestSchema before calling this.
+    const { params } = call as CallToolRequest;
+    return callTool(services, { caller, requestId, log: request.log }, params.name, params.arguments);
   });
   return server;
 }
