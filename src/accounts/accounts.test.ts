@@ -139,7 +139,7 @@ function suite(name: string, open: () => Promise<{ store: Store; cleanup: () => 
       assert.equal((await store.release(inFlight))?.creditsReserved, 0);
     });
 
-    test("paid to free keeps used and clears the period; free again changes nothing", async () => {
+    test("paid to free puts back what the grant had used and clears the period; free again changes nothing", async () => {
       clock.set(X);
       const a = await accounts.createAccount("downgrader");
       await spend(a.id, 400);
@@ -153,11 +153,12 @@ function suite(name: string, open: () => Promise<{ store: Store; cleanup: () => 
       assert.equal(free.status, "free");
       assert.equal(free.cadence, null);
       assert.equal(free.creditsCap, 1000);
-      assert.equal(free.creditsUsed, 900, "used is kept: the one-time grant is not given again");
+      // The grant had 400 used before the paid plan; the paid period's 900 were paid credits.
+      assert.equal(free.creditsUsed, 400, "the one-time grant is not given again, nor charged for paid use");
       assert.equal(free.periodEnd, null);
       assert.equal(free.periodAnchor, null);
       clock.set(Y + 400 * DAY);
-      assert.equal((await accounts.ensureCurrentPeriod(free)).creditsUsed, 900, "a grant given once never rolls");
+      assert.equal((await accounts.ensureCurrentPeriod(free)).creditsUsed, 400, "a grant given once never rolls");
       assert.deepEqual(await accounts.setPlan(a.id, "free"), free);
     });
 
