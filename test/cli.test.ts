@@ -329,8 +329,11 @@ describe("quarry CLI", () => {
     }
     assert.equal(status, 401);
     assert.ok(Date.now() - revokedAt < 1000 + 500, "refused within the cache lifetime");
-    // Idempotent: revoking again still succeeds.
-    await ok("keys", "revoke", keyId);
+    // Idempotent: revoking again still succeeds, says so, and keeps the first revocation time.
+    const again = await ok("keys", "revoke", keyId);
+    assert.match(again, new RegExp(`^Key ${keyId} was already revoked at ${keys[0]!.revoked_at}; nothing changed\\.\n$`));
+    const againJson = await okJson<{ already_revoked: boolean; revoked_at: string }>("keys", "revoke", keyId);
+    assert.deepEqual(againJson, { id: keyId, revoked: true, revoked_at: keys[0]!.revoked_at, already_revoked: true });
   });
 
   test("in-doubt: none on the embedded store; settling needs PostgreSQL", async () => {

@@ -273,9 +273,12 @@ export const COMMANDS: CommandDef[] = [
       "Revoke a key by its id (from `keys list`); it answers 401 from then on (a running server sees it within KEY_CACHE_TTL_MS, 1 s by default).",
     async run(ctx, [keyId]) {
       // Revoking twice keeps the first revocation time (the store uses COALESCE), so this is idempotent.
-      const found = await ctx.store.revokeKey(keyId!, ctx.clock.now());
-      if (!found) throw new CliError(`no key "${keyId}"`);
-      if (ctx.json) ctx.out.line(json({ id: keyId, revoked: true }));
+      const now = ctx.clock.now();
+      const revokedAt = await ctx.store.revokeKey(keyId!, now);
+      if (revokedAt === null) throw new CliError(`no key "${keyId}"`);
+      const already = revokedAt !== now;
+      if (ctx.json) ctx.out.line(json({ id: keyId, revoked: true, revoked_at: isoOrNull(revokedAt), already_revoked: already }));
+      else if (already) ctx.out.line(`Key ${keyId} was already revoked at ${isoOrNull(revokedAt)}; nothing changed.`);
       else
         ctx.out.line(
           `Revoked key ${keyId}. Running servers refuse it within KEY_CACHE_TTL_MS (default 1 s).`,

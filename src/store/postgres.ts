@@ -550,18 +550,18 @@ export class PostgresStore implements Store {
     );
   }
 
-  revokeKey(keyId: string, at: number): Promise<boolean> {
+  revokeKey(keyId: string, at: number): Promise<number | null> {
     return this.keyCache.changing({ keyId }, () => this.revokeKeyRow(keyId, at));
   }
 
-  private revokeKeyRow(keyId: string, at: number): Promise<boolean> {
+  private revokeKeyRow(keyId: string, at: number): Promise<number | null> {
     return this.guard(async () => {
       // The first revocation time is kept: revoking again does not rewrite history.
-      const result = await this.pool.query(
-        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1",
-        [keyId, at],
-      );
-      return (result.rowCount ?? 0) > 0;
+      const row = await this.row("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING revoked_at", [
+        keyId,
+        at,
+      ]);
+      return row ? num(row.revoked_at) : null;
     });
   }
 

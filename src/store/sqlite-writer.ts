@@ -13,7 +13,7 @@
  */
 import type Database from "better-sqlite3";
 import { ApiError, sessionExpired } from "../errors.ts";
-import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, type Raw, toAccount } from "./sql-common.ts";
+import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, type Raw, toAccount } from "./sql-common.ts";
 import {
   type AccountPatch,
   type AccountRow,
@@ -132,7 +132,7 @@ const SQL = {
   insertKey:
     "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
   // The first revocation time is kept: revoking again does not rewrite history.
-  revokeKey: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+  revokeKey: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING revoked_at",
   reserve:
     "UPDATE accounts SET credits_reserved = credits_reserved + ?" +
     " WHERE id = ? AND credits_used + credits_reserved + ? <= credits_cap RETURNING *",
@@ -286,8 +286,10 @@ export class SqliteWriter {
         this.stmt(SQL.insertKey).run(k.id, k.accountId, k.hash, k.hint, k.name, k.createdAt, k.revokedAt);
         return null;
       }
-      case "revokeKey":
-        return this.stmt(SQL.revokeKey).run(op.at, op.keyId).changes > 0;
+      case "revokeKey": {
+        const row = this.row(SQL.revokeKey, op.at, op.keyId);
+        return row ? num(row.revoked_at) : null;
+      }
       case "reserve":
         return this.reserve(op.reservation);
       case "release":

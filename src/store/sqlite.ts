@@ -378,7 +378,7 @@ export class SqliteStore implements Store {
     return this.guard(() => this.rows(SQL.listKeys, accountId).map((r) => toKey(r)));
   }
 
-  revokeKey(keyId: string, at: number): Promise<boolean> {
+  revokeKey(keyId: string, at: number): Promise<number | null> {
     return this.keyCache.changing({ keyId }, () => this.write({ t: "revokeKey", keyId, at }));
   }
 

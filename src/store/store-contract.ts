@@ -222,15 +222,15 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.deepEqual(await store.listKeys(other.id), []);
       await assert.rejects(store.createKey(keyRow(other.id, { hash: k1.hash })), "key hashes are unique");
 
-      assert.equal(await store.revokeKey(k1.id, 5000), true);
-      assert.equal(await store.revokeKey(uid("key"), 5000), false);
+      assert.equal(await store.revokeKey(k1.id, 5000), 5000);
+      assert.equal(await store.revokeKey(uid("key"), 5000), null);
       const found = await store.findKeyByHash(k1.hash);
       assert.deepEqual(
         found,
         { key: { ...k1, revokedAt: 5000 }, account: a },
         "a revoked key is still found",
       );
-      assert.equal(await store.revokeKey(k1.id, 9000), true);
+      assert.equal(await store.revokeKey(k1.id, 9000), 5000, "revoking again answers the first time");
       assert.equal(
         (await store.findKeyByHash(k1.hash))?.key.revokedAt,
         5000,

@@ -187,8 +187,11 @@ export interface Store {
   /** The key with this hash and its account, revoked or not; null when unknown. */
   findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null>;
   listKeys(accountId: string): Promise<KeyRow[]>;
-  /** Mark revoked; returns false when no such key. */
-  revokeKey(keyId: string, at: number): Promise<boolean>;
+  /**
+   * Mark revoked (a key revoked already keeps its first time). Returns the key's revocation time
+   * after the call (`at`, or the earlier one), or null when there is no such key.
+   */
+  revokeKey(keyId: string, at: number): Promise<number | null>;
 
   // Credits
   /**
