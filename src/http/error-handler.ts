@@ -119,4 +119,6 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       "connection: close\r\n\r\n" +
       body,
   );
+  // end() only half-closes: a client that never closes its side is cut off after a while.
+  socket.setTimeout(5000, () => socket.destroy());
 }
