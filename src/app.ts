@@ -127,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate("services", services);
   // REST bodies go through Quarry's own JSON parser (JSON.parse's message, refused keys at their pointers).
   app.removeContentTypeParser("application/json");
+  // Fastify reads text/plain as a string by default; REST bodies are JSON only (400 as for any other type).
+  app.removeContentTypeParser("text/plain");
   app.addContentTypeParser("application/json", { parseAs: "string" }, jsonBodyParser);
   app.decorateRequest("caller", null);
 

@@ -215,3 +215,18 @@ test("a body of thousands of unknown keys lists the first MAX_VIOLATIONS and say
   assert.match(message, new RegExp(`the first ${MAX_VIOLATIONS} of 5001 violations are listed`));
   assert.ok(res.text.length < 20_000, `${res.text.length} bytes`);
 });
+
+test("a body sent as text/plain or form-encoded is refused as any non-JSON type is", async () => {
+  const { key } = await h.account("free");
+  for (const type of ["text/plain", "application/x-www-form-urlencoded", "text/plain; charset=utf-8"]) {
+    const res = await fetch(`${h.url}/v1/follow-up`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": type },
+      body: `{"search_id":"srch_${"A".repeat(16)}","action":"more"}`,
+    });
+    const envelope = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(res.status, 400, type);
+    assert.equal(envelope.error.code, "invalid_request");
+    assert.equal(envelope.error.message, "Send the body as application/json.", type);
+  }
+});
