@@ -469,13 +469,12 @@ export class SearchService {
     const fields = Object.keys(cap.schema.properties);
     const unknown = Object.keys(params).filter((k) => !fields.includes(k));
     const known = unknown.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([k]) => fields.includes(k)));
-    const merged = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
+    const query = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
     const violations = [
       ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })),
-      ...this.queryViolations(cap, merged, "/params"),
+      ...this.queryViolations(cap, query, "/params"),
     ];
     if (violations.length > 0) throw invalidRequest(violations);
-    const query = merged;
     const start = state.nextPosition;
     const billed = await this.deps.billing.run(
       caller,
