@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Type } from "@sinclair/typebox";
 import { pointerToken } from "./errors.ts";
-import { validate } from "./validation.ts";
+import { NOT_BLANK_PATTERN, validate } from "./validation.ts";
 
 const ILL_FORMED = "must not contain NUL characters or unpaired surrogates";
 
@@ -38,4 +38,19 @@ test("pointer tokens escape ~ before /, and pass plain tokens through", () => {
   assert.equal(pointerToken("a/b"), "a~1b");
   assert.equal(pointerToken("~1"), "~01");
   assert.equal(pointerToken("/~"), "~1~0");
+});
+
+test("not blank: one violation that says so, and the pattern means the same with and without the u flag", () => {
+  const schema = Type.Object({ q: Type.String({ pattern: NOT_BLANK_PATTERN }) });
+  assert.deepEqual(validate(schema, { q: " \u200b\t" }), [
+    { path: "/q", message: "must not be blank (whitespace or invisible characters only)" },
+  ]);
+  assert.deepEqual(validate(schema, { q: "\u200bx" }), []);
+  // A client may compile the published pattern without `u`: every sample must get the same answer.
+  const withU = new RegExp(NOT_BLANK_PATTERN, "u");
+  const without = new RegExp(NOT_BLANK_PATTERN);
+  const samples = ["", " ", "\u00a0", "\ufeff", "\u200d", "\u202e", "\u3164", "\u0007", "x", "é", "😀", "\u{e0061}", "p", "u"];
+  for (const s of samples) assert.equal(without.test(s), withU.test(s), JSON.stringify(s));
+  // Other patterns keep Ajv's own wording.
+  assert.match(validate(Type.String({ pattern: "^a$" }), "b")[0]?.message ?? "", /must match pattern/);
 });

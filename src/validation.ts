@@ -26,9 +26,26 @@ function compile(schema: TSchema): ValidateFunction {
   return fn;
 }
 
+/**
+ * "Not blank" (SPEC 4.6): a string that holds at least one character a person can see. Blank are
+ * whitespace (`\s`, which includes U+FEFF), control characters and the invisible formatting and
+ * filler characters (soft hyphen, zero-width space and joiners, direction marks and embeddings, word
+ * joiner and invisible operators, variation selectors, Hangul fillers, Mongolian selectors).
+ * Written with `\u` escapes only, no `\p{…}`, so the published pattern means the same to a client
+ * that compiles it without the `u` flag.
+ */
+export const NOT_BLANK_PATTERN =
+  "[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f" +
+  "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\uffa0]";
+
 function describe(err: ErrorObject): Violation {
   const base = err.instancePath;
   switch (err.keyword) {
+    case "pattern":
+      if ((err.params as { pattern: string }).pattern === NOT_BLANK_PATTERN) {
+        return { path: base, message: "must not be blank (whitespace or invisible characters only)" };
+      }
+      return { path: base, message: err.message ?? "is not valid" };
     case "additionalProperties": {
       const key = String((err.params as { additionalProperty: string }).additionalProperty);
       return { path: base + pointer(key), message: `unknown field "${key}"` };

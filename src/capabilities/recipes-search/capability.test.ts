@@ -41,12 +41,19 @@ test("schema applies num default 10 and accepts each selector alone", () => {
   for (const key of ["query", "ingredient", "category", "cuisine"]) assert.ok(valid({ [key]: "x" }), key);
   assert.ok(valid({ query: "a".repeat(120), num: 20 }));
   assert.ok(valid({ category: "Seafood", num: 1 }));
+  // One visible character is enough, whatever surrounds it; letters outside ASCII and emoji count.
+  for (const visible of ["\u200bx", "é", "寿司", "😀", " - "]) assert.ok(valid({ query: visible }), visible);
 });
 
 test("schema refuses bounds, blank selectors, wrong types and unknown keys", () => {
   assert.equal(valid({ query: "" }), false);
   assert.equal(valid({ query: "   " }), false);
   assert.equal(valid({ cuisine: "\t\n" }), false);
+  // Invisible characters are blank too: zero-width space, BOM, word joiner, soft hyphen, Hangul filler,
+  // a direction mark, a variation selector.
+  for (const blank of ["\u200b", "\ufeff", "\u2060\u00ad", " \u3164 ", "\u200e", "\ufe0f", "\u0085\u00a0"]) {
+    assert.equal(valid({ query: blank }), false, JSON.stringify(blank));
+  }
   assert.equal(valid({ query: "a".repeat(121) }), false);
   assert.equal(valid({ query: "x", num: 0 }), false);
   assert.equal(valid({ query: "x", num: 21 }), false);

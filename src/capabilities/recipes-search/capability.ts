@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../../errors.ts";
+import { NOT_BLANK_PATTERN } from "../../validation.ts";
 import type { ActionResult, Capability, CapabilityContext, JsonObject, StoredRecordView } from "../types.ts";
 import {
   givenSelectors,
@@ -20,9 +21,9 @@ import {
 
 const ONE_OF = "Give exactly one of `query`, `ingredient`, `category`, `cuisine`; they cannot be combined.";
 
-/** 1-120 characters with at least one non-space one (`\S`), so whitespace-only is refused. */
+/** 1-120 characters, not blank (at least one visible character; see NOT_BLANK_PATTERN). */
 function selectorField(description: string) {
-  return Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: "\\S", description }));
+  return Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: NOT_BLANK_PATTERN, description }));
 }
 
 export const recipesSearchSchema = Type.Object(
