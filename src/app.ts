@@ -8,7 +8,7 @@ import { type Registry, registry as defaultRegistry } from "./capabilities/regis
 import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { API_VERSION, type Config } from "./config.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError, type CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
@@ -26,7 +26,7 @@ import type { UpstreamClient } from "./upstream/types.ts";
 
 /** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
 export interface SharpenHandler {
-  review(caller: Caller, body: unknown, requestId: string): Promise<unknown>;
+  review(caller: Caller, body: unknown, origin: CallOrigin): Promise<unknown>;
   block(caller: Caller): SharpenBlock;
 }
 

@@ -113,6 +113,32 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Who made one call, as the services see it: the request id (ledger, logs, error envelope) and
+ * whether the caller is still there to read the answer.
+ */
+export interface CallOrigin {
+  requestId: string;
+  /**
+   * True once the caller's connection has closed (checked, never waited on). A call whose caller
+   * has gone is abandoned before anything is committed: see ClientGone.
+   */
+  clientGone?: () => boolean;
+}
+
+/**
+ * The caller closed its connection before its answer was ready. The call is abandoned: no provider
+ * request is started for it any more, nothing is committed (no charge, no search stored) and
+ * nothing is sent, since nobody would read it. Not an ApiError: it has no code in the catalog and
+ * never reaches a client; it is logged.
+ */
+export class ClientGone extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super("The client closed its connection before the answer was ready; the call was abandoned and not charged.", options);
+    this.name = "ClientGone";
+  }
+}
+
 /** The message of a stored record detail that is gone (spec 7: session_expired covers it too). */
 export const STORED_DETAIL_GONE =
   "The stored detail of this record is no longer available; execute the search again.";

@@ -474,8 +474,9 @@ describe("plans, credits and limits", () => {
     assert.equal(account!.creditsUsed, 40);
     assert.equal(account!.creditsReserved, 0);
     assert.equal(await h.store.ledgerTotal(tiny.accountId), 40);
-    // Free capabilities still work when the balance is spent (a 0-credit reservation always fits).
-    assert.equal((await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }, tiny.key)).status, 200);
+    // Once the cap is reached, an execute is refused even where it would cost nothing (SPEC 3.1:
+    // execute needs credits available; 7: credits_exhausted is "period cap reached").
+    assertEnvelope(await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }, tiny.key), 402, "credits_exhausted");
   });
 
   test("over the rate limit: 429 rate_limited with Retry-After and RateLimit headers", async () => {

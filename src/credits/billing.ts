@@ -9,9 +9,9 @@
 import type { AccountService, Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, type CallOrigin, ClientGone } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { AccountRow, CommitOp, Reservation, Store } from "../store/types.ts";
+import type { AccountRow, Committed, CommitOp, Reservation, Store } from "../store/types.ts";
 
 export interface BillableCall {
   /** Capability id (or `sharpen`) for the ledger. */
@@ -20,7 +20,14 @@ export interface BillableCall {
   operation: string;
   /** Worst-case credits, reserved before the work starts. */
   maxCredits: number;
-  requestId: string;
+  /** The request (ledger row) and whether its caller is still there: checked before the work and the commit. */
+  origin: CallOrigin;
+  /**
+   * The call needs credits available even when it will cost nothing (SPEC 3.1: an execute needs
+   * "credits available"): refused with 402 once the period cap is reached. Follow-ups on a search
+   * already made do not set it: paging through results held, or a cached action, stays free.
+   */
+  needsCredit?: boolean;
 }
 
 export interface WorkResult<T> {
@@ -29,7 +36,7 @@ export interface WorkResult<T> {
   credits: number;
   costUsd?: number;
   /** Session/record writes committed in the same transaction as the charge. */
-  persist?: Pick<CommitOp, "newSession" | "sessionUpdate" | "recordAction">;
+  persist?: Pick<CommitOp, "newSession" | "sessionUpdate" | "recordAction" | "touch">;
 }
 
 export interface Billed<T> {
@@ -46,11 +53,20 @@ export class Billing {
     private readonly ids: IdGenerator,
   ) {}
 
-  /** Hold `amount` credits or answer 402. Zero-credit calls reserve nothing and always fit. */
-  async reserve(caller: Caller, amount: number): Promise<Reservation | null> {
+  /**
+   * Hold `amount` credits or answer 402. Zero-credit calls reserve nothing; with `needsCredit` they
+   * are refused once `used` has reached the cap (read from the caller's account as authentication
+   * found it, at most KEY_CACHE_TTL_MS old: no credit is at stake on that path).
+   */
+  async reserve(caller: Caller, amount: number, needsCredit = false): Promise<Reservation | null> {
     const account = await this.accounts.ensureCurrentPeriod(caller.account);
     caller.account = account;
-    if (amount <= 0) return null;
+    if (amount <= 0) {
+      if (needsCredit && account.creditsUsed >= account.creditsCap) {
+        throw exhausted(account, `The period's credits are used up (${account.creditsUsed} of ${account.creditsCap}).`);
+      }
+      return null;
+    }
     const reservation: Reservation = {
       id: this.ids.id("rsv"),
       accountId: account.id,
@@ -59,34 +75,33 @@ export class Billing {
     };
     const { ok, account: after } = await this.store.reserve(reservation);
     if (ok) return reservation;
-    const balance = balanceOf(after ?? account);
-    throw new ApiError(
-      "credits_exhausted",
-      `This call needs up to ${amount} credits; ${Math.max(0, balance.cap - balance.used - (after?.creditsReserved ?? 0))} are free of ${balance.cap}.`,
-      {
-        hint:
-          balance.period_end === null
-            ? "The free grant is used up; move to a paid plan for more credits."
-            : `Credits reset at ${balance.period_end}; upgrade the plan for a larger cap.`,
-      },
-    );
+    const now = after ?? account;
+    const free = Math.max(0, now.creditsCap - now.creditsUsed - (after?.creditsReserved ?? 0));
+    throw exhausted(now, `This call needs up to ${amount} credits; ${free} are free of ${now.creditsCap}.`);
   }
 
   async release(reservation: Reservation | null): Promise<void> {
     if (reservation) await this.store.release(reservation);
   }
 
-  /** Run one billable call: reserve, work, commit or release. */
+  /**
+   * Run one billable call: reserve, work, commit or release. A call whose caller went away before
+   * the commit is released and fails with ClientGone (whatever else it failed with meanwhile:
+   * nobody is there to read that); once the commit has started, it is charged.
+   */
   async run<T>(caller: Caller, call: BillableCall, work: () => Promise<WorkResult<T>>): Promise<Billed<T>> {
-    const reservation = await this.reserve(caller, call.maxCredits);
+    const gone = call.origin.clientGone;
+    if (gone?.()) throw new ClientGone();
+    const reservation = await this.reserve(caller, call.maxCredits, call.needsCredit);
     let outcome: WorkResult<T>;
     try {
       outcome = await work();
+      if (gone?.()) throw new ClientGone();
     } catch (err) {
       await this.release(reservation).catch(() => undefined);
-      throw err;
+      throw gone?.() && !(err instanceof ClientGone) ? new ClientGone({ cause: err }) : err;
     }
-    const charged = Math.max(0, Math.min(Math.ceil(outcome.credits), reservation?.amount ?? 0));
+    const credits = Math.max(0, Math.min(Math.ceil(outcome.credits), reservation?.amount ?? 0));
     const op: CommitOp = {
       reservation,
       ledger: {
@@ -95,22 +110,33 @@ export class Billing {
         keyId: caller.keyId,
         capability: call.capability,
         operation: call.operation,
-        credits: charged,
+        credits,
         costUsd: outcome.costUsd ?? 0,
-        requestId: call.requestId,
+        requestId: call.origin.requestId,
         createdAt: this.clock.now(),
       },
       ...outcome.persist,
     };
-    let account: AccountRow;
+    let committed: Committed;
     try {
-      account = await this.store.commit(op);
+      committed = await this.store.commit(op);
     } catch (err) {
       // The transaction rolled back: nothing was charged or written; give the hold back.
       await this.release(reservation).catch(() => undefined);
       throw err;
     }
-    caller.account = account;
-    return { result: outcome.result, charged, account };
+    caller.account = committed.account;
+    return { result: outcome.result, charged: committed.charged, account: committed.account };
   }
+}
+
+/** 402 credits_exhausted, with what to do about it. */
+function exhausted(account: AccountRow, message: string): ApiError {
+  const balance = balanceOf(account);
+  return new ApiError("credits_exhausted", message, {
+    hint:
+      balance.period_end === null
+        ? "The free grant is used up; move to a paid plan for more credits."
+        : `Credits reset at ${balance.period_end}; upgrade the plan for a larger cap.`,
+  });
 }

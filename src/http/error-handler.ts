@@ -6,7 +6,7 @@
 import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { ApiError } from "../errors.ts";
+import { ApiError, ClientGone } from "../errors.ts";
 import { BODY_HINT } from "./json-body.ts";
 
 // Malformed and empty JSON bodies are refused by Quarry's own parser (json-body.ts), not here.
@@ -65,6 +65,13 @@ export function noRoute(request: FastifyRequest): ApiError {
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ClientGone) {
+    // Nobody to answer: the call was abandoned before its commit (not charged). Logged, not sent.
+    request.log.info({ cause: error.cause }, error.message);
+    reply.hijack();
+    request.raw.socket.destroy();
+    return reply;
+  }
   const bodyError = (error as Partial<FastifyError> | null)?.code?.startsWith("FST_ERR_CTP_") === true;
   const api = request.is404 && bodyError ? noRoute(request) : toApiError(error);
   if (api.status >= 500 && api.code !== "capability_unavailable") {

@@ -1,6 +1,7 @@
 /** REST routes of spec 4.2–4.8: each parses, calls its service and returns its JSON. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../app.ts";
+import { originOf } from "./origin.ts";
 
 type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -12,15 +13,15 @@ export function registerV1Routes(app: FastifyInstance, services: Services, auth:
   );
 
   app.post<{ Params: { id: string } }>("/v1/capabilities/:id/execute", { onRequest: auth }, async (request) =>
-    services.search.execute(request.caller!, request.params.id, request.body, String(request.id)),
+    services.search.execute(request.caller!, request.params.id, request.body, originOf(request)),
   );
 
   app.post("/v1/follow-up", { onRequest: auth }, async (request) =>
-    services.search.followUp(request.caller!, request.body, String(request.id)),
+    services.search.followUp(request.caller!, request.body, originOf(request)),
   );
 
   app.post("/v1/sharpen", { onRequest: auth }, async (request) =>
-    services.sharpen.review(request.caller!, request.body, String(request.id)),
+    services.sharpen.review(request.caller!, request.body, originOf(request)),
   );
 
   app.get("/v1/account", { onRequest: auth }, async (request, reply) => {

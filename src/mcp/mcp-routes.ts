@@ -21,6 +21,7 @@ import type { Services } from "../app.ts";
 import { API_VERSION } from "../config.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey } from "../http/auth.ts";
+import { originOf } from "../http/origin.ts";
 import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { isObject } from "../validation.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
@@ -133,7 +134,8 @@ function createServer(
   caller: Caller,
   refusals: Map<RequestId, ApiError>,
 ) {
-  const requestId = String(request.id);
+  const origin = originOf(request);
+  const { requestId } = origin;
   const server = new Server(
     { name: "quarry", version: API_VERSION },
     { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
@@ -144,7 +146,7 @@ function createServer(
     if (refused) return toolError(refused.toEnvelope(requestId));
     // The Server checked the request against CallToolRequestSchema before calling this.
     const { params } = call as CallToolRequest;
-    return callTool(services, { caller, requestId, log: request.log }, params.name, params.arguments);
+    return callTool(services, { caller, origin, log: request.log }, params.name, params.arguments);
   });
   return server;
 }

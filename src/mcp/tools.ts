@@ -8,7 +8,7 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyBaseLogger } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
 import type { Services } from "../app.ts";
-import { ApiError, type ErrorEnvelope, invalidRequest } from "../errors.ts";
+import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidRequest } from "../errors.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
@@ -16,8 +16,11 @@ import { validate } from "../validation.ts";
 
 export interface ToolContext {
   caller: Caller;
-  /** The HTTP request id: it goes into the ledger and every error envelope, as over REST. */
-  requestId: string;
+  /**
+   * The HTTP request's id (it goes into the ledger and every error envelope, as over REST) and
+   * whether its connection is still open.
+   */
+  origin: CallOrigin;
   log: FastifyBaseLogger;
 }
 
@@ -126,7 +129,7 @@ const TOOL_DEFS: ToolDef[] = [
     },
     async (services, ctx, args) =>
       services.search
-        .execute(ctx.caller, args.capability as string, args.params, ctx.requestId)
+        .execute(ctx.caller, args.capability as string, args.params, ctx.origin)
         .catch((err) => {
           throw underParams(err);
         }),
@@ -148,7 +151,7 @@ const TOOL_DEFS: ToolDef[] = [
         openWorldHint: true,
       },
     },
-    async (services, ctx, args) => services.search.followUp(ctx.caller, args, ctx.requestId),
+    async (services, ctx, args) => services.search.followUp(ctx.caller, args, ctx.origin),
   ),
   define(
     "sharpen",
@@ -166,7 +169,7 @@ const TOOL_DEFS: ToolDef[] = [
         openWorldHint: true,
       },
     },
-    async (services, ctx, args) => services.sharpen.review(ctx.caller, args, ctx.requestId),
+    async (services, ctx, args) => services.sharpen.review(ctx.caller, args, ctx.origin),
   ),
   define(
     "account",
@@ -226,11 +229,16 @@ export async function callTool(
     }
     return toolResult(await def.run(services, ctx, body));
   } catch (err) {
+    if (err instanceof ClientGone) {
+      // Nobody will read the result: logged, and answered only so the transport can finish.
+      ctx.log.info({ tool: name, cause: err.cause }, err.message);
+      return toolError(new ApiError("service_unavailable", err.message).toEnvelope(ctx.origin.requestId));
+    }
     const api = toApiError(err);
     // Same rule as the REST error handler: faults are logged, vendor-key gaps are not.
     if (api.status >= 500 && api.code !== "capability_unavailable") {
       ctx.log.error({ err: api.cause ?? api, code: api.code, tool: name }, api.message);
     }
-    return toolError(api.toEnvelope(ctx.requestId));
+    return toolError(api.toEnvelope(ctx.origin.requestId));
   }
 }

@@ -23,7 +23,11 @@ import type {
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
-import { ApiError, invalidRequest, pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../errors.ts";
+import {
+  ApiError,
+  type CallOrigin,
+  ClientGone,
+  invalidRequest, pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import {
   type AccountRow,
@@ -35,6 +39,7 @@ import {
   type Store,
 } from "../store/types.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
+import { whileClientWaits } from "../upstream/client.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { FollowUpRequestSchema } from "./follow-up-schema.ts";
@@ -163,14 +168,24 @@ export class SearchService {
     return violations;
   }
 
-  /** What an adapter gets for one call: the upstream client, the call's deadline, the clock. */
-  private context(cap: Capability<JsonObject>): CapabilityContext {
-    return { upstream: this.deps.upstream, signal: this.deadlines.signal(cap.deadlineMs), now: this.nowDate };
+  /**
+   * What an adapter gets for one call: the upstream client (bound to the caller's presence, so a
+   * call whose caller has gone starts no provider request), the call's deadline, the clock.
+   */
+  private context(cap: Capability<JsonObject>, origin: CallOrigin): CapabilityContext {
+    const gone = origin.clientGone;
+    const upstream = gone === undefined ? this.deps.upstream : whileClientWaits(this.deps.upstream, gone);
+    return { upstream, signal: this.deadlines.signal(cap.deadlineMs), now: this.nowDate };
   }
 
   /** Run the adapter under the deadline; unexpected adapter failures are provider errors, not 500s. */
-  private async runSearch(cap: Capability<JsonObject>, query: JsonObject, cursor: JsonValue): Promise<SearchPage> {
-    const ctx = this.context(cap);
+  private async runSearch(
+    cap: Capability<JsonObject>,
+    query: JsonObject,
+    cursor: JsonValue,
+    origin: CallOrigin,
+  ): Promise<SearchPage> {
+    const ctx = this.context(cap, origin);
     try {
       return await cap.search(ctx, query, cursor);
     } catch (err) {
@@ -218,6 +233,11 @@ export class SearchService {
     return this.deps.clock.now() + this.deps.config.sessionTtlSeconds * 1000;
   }
 
+  /** A fresh expiry for a session a record action used, written with the action's commit. */
+  private touch(session: SessionRow): NonNullable<CommitOp["touch"]> {
+    return { sessionId: session.id, expiresAt: this.expiry() };
+  }
+
   /**
    * A follow-up's change to its session: the new state (and query, for `update`), the records it
    * adds, a fresh expiry, and the query and state it had before (PostgreSQL puts them back should
@@ -254,16 +274,16 @@ export class SearchService {
     return { state, visible };
   }
 
-  async execute(caller: Caller, capabilityId: string, body: unknown, requestId: string): Promise<ExecuteResponse> {
+  async execute(caller: Caller, capabilityId: string, body: unknown, origin: CallOrigin): Promise<ExecuteResponse> {
     const cap = this.capability(capabilityId);
     this.assertUsable(caller, cap);
     const query = this.validateQuery(cap, body);
     const searchId = this.deps.ids.searchId();
     const billed = await this.deps.billing.run(
       caller,
-      { capability: cap.id, operation: "execute", maxCredits: cap.maxCredits(query), requestId },
+      { capability: cap.id, operation: "execute", maxCredits: cap.maxCredits(query), origin, needsCredit: true },
       async () => {
-        const page = await this.runSearch(cap, query, null);
+        const page = await this.runSearch(cap, query, null, origin);
         const rows = this.records(cap, searchId, caller.account.id, page, 0);
         const { state, visible } = this.freshSet(cap, query, page, rows, 0);
         const now = this.deps.clock.now();
@@ -333,7 +353,7 @@ export class SearchService {
   async followUp(
     caller: Caller,
     body: unknown,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<ExecuteResponse | RecordFollowUpResponse> {
     if (!isObject(body)) throw invalidRequest([{ path: "", message: "must be a JSON object" }]);
     const violations = validate(FollowUpRequestSchema, body);
@@ -346,10 +366,10 @@ export class SearchService {
     const params = body.params as JsonObject | undefined;
     if (hasSearch) {
       const id = body.search_id as string;
-      return this.withLock(id, () => this.searchFollowUp(caller, id, action, params, requestId));
+      return this.withLock(id, () => this.searchFollowUp(caller, id, action, params, origin));
     }
     const id = body.record_id as string;
-    return this.withLock(id, () => this.recordFollowUp(caller, id, action, params, requestId));
+    return this.withLock(id, () => this.recordFollowUp(caller, id, action, params, origin));
   }
 
   private async liveSession(caller: Caller, searchId: string): Promise<SessionRow> {
@@ -366,7 +386,7 @@ export class SearchService {
     searchId: string,
     action: string,
     params: JsonObject | undefined,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<ExecuteResponse> {
     const session = await this.liveSession(caller, searchId);
     const cap = this.capability(session.capability);
@@ -378,12 +398,12 @@ export class SearchService {
         throw invalidRequest([{ path: "/action", message: `${cap.id} returns a single result; more is not offered` }]);
       }
       return cap.paging === "local"
-        ? this.moreLocal(caller, cap, session, state, requestId)
-        : this.moreFromSource(caller, cap, session, state, requestId);
+        ? this.moreLocal(caller, cap, session, state, origin)
+        : this.moreFromSource(caller, cap, session, state, origin);
     }
     if (action === "update") {
       if (!cap.offersUpdate) throw invalidRequest([{ path: "/action", message: `${cap.id} does not offer update` }]);
-      return this.update(caller, cap, session, state, params ?? {}, requestId);
+      return this.update(caller, cap, session, state, params ?? {}, origin);
     }
     const known = searchActions(cap);
     throw invalidRequest([
@@ -401,7 +421,7 @@ export class SearchService {
     cap: Capability<JsonObject>,
     session: SessionRow,
     state: SessionState,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<ExecuteResponse> {
     const size = cap.pageSize(session.query);
     const from = state.start + state.served;
@@ -410,7 +430,7 @@ export class SearchService {
     const next: SessionState = { ...state, served: state.served + visible.length };
     const billed = await this.deps.billing.run(
       caller,
-      { capability: cap.id, operation: "more", maxCredits: 0, requestId },
+      { capability: cap.id, operation: "more", maxCredits: 0, origin },
       async () => ({
         result: null,
         credits: 0,
@@ -425,17 +445,17 @@ export class SearchService {
     cap: Capability<JsonObject>,
     session: SessionRow,
     state: SessionState,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<ExecuteResponse> {
     // Past the end: an empty page, free, no provider call.
     const exhausted = state.cursor === null || state.cursor === undefined;
     const billed = await this.deps.billing.run(
       caller,
-      { capability: cap.id, operation: "more", maxCredits: exhausted ? 0 : cap.maxCredits(session.query), requestId },
+      { capability: cap.id, operation: "more", maxCredits: exhausted ? 0 : cap.maxCredits(session.query), origin },
       async () => {
         const page: SearchPage = exhausted
           ? { records: [], next: null, credits: 0 }
-          : await this.runSearch(cap, session.query, state.cursor ?? null);
+          : await this.runSearch(cap, session.query, state.cursor ?? null, origin);
         const rows = this.records(cap, session.id, caller.account.id, page, state.nextPosition);
         const next: SessionState = {
           ...state,
@@ -462,7 +482,7 @@ export class SearchService {
     session: SessionRow,
     state: SessionState,
     params: JsonObject,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<ExecuteResponse> {
     // Only request fields may be sent: unknown ones are reported at /params/<key> (they never reach
     // the stored query), together with what is wrong with the query the known ones make.
@@ -478,9 +498,9 @@ export class SearchService {
     const start = state.nextPosition;
     const billed = await this.deps.billing.run(
       caller,
-      { capability: cap.id, operation: "update", maxCredits: cap.maxCredits(query), requestId },
+      { capability: cap.id, operation: "update", maxCredits: cap.maxCredits(query), origin },
       async () => {
-        const page = await this.runSearch(cap, query, null);
+        const page = await this.runSearch(cap, query, null, origin);
         const rows = this.records(cap, session.id, caller.account.id, page, start);
         const fresh = this.freshSet(cap, query, page, rows, start);
         return {
@@ -499,7 +519,7 @@ export class SearchService {
     recordId: string,
     action: string,
     params: JsonObject | undefined,
-    requestId: string,
+    origin: CallOrigin,
   ): Promise<RecordFollowUpResponse> {
     const found = await this.deps.store.getRecord(recordId);
     if (!found || found.record.accountId !== caller.account.id || found.session.accountId !== caller.account.id) {
@@ -516,39 +536,40 @@ export class SearchService {
     const cached = record.actions[action];
     const stored = !cached && def.mode === "stored" ? await this.storedDetail(cap, record, session) : null;
     if (cached || stored) {
-      // Served without a provider call: free; the session's life is extended. Only the expiry is
-      // written: record actions are not serialized with `more` on the session, so writing back the
-      // state read above could rewind a page served meanwhile.
+      // Served without a provider call: free; the session's life is extended in the same commit. Only
+      // the expiry is written: record actions are not serialized with `more` on the session, so
+      // writing back the state read above could rewind a page served meanwhile.
       const hit = (cached ?? stored)!;
       const billed = await this.deps.billing.run(
         caller,
-        { capability: cap.id, operation: action, maxCredits: 0, requestId },
-        async () => ({ result: null, credits: 0 }),
+        { capability: cap.id, operation: action, maxCredits: 0, origin },
+        async () => ({ result: null, credits: 0, persist: { touch: this.touch(session) } }),
       );
-      await this.deps.store.touchSession(session.id, this.expiry());
       return this.recordResponse(recordId, action, hit.detail, hit.links, true, billed.charged, billed.account);
     }
     if (!cap.runAction) throw sessionExpired(STORED_DETAIL_GONE);
     const runAction = cap.runAction.bind(cap);
     const billed = await this.deps.billing.run(
       caller,
-      { capability: cap.id, operation: action, maxCredits: def.credits, requestId },
+      { capability: cap.id, operation: action, maxCredits: def.credits, origin },
       async () => {
-        const ctx = this.context(cap);
+        const ctx = this.context(cap, origin);
         try {
           const out = await runAction(ctx, action, recordView(record, session));
           return {
             result: out,
             credits: out.credits,
             ...(out.costUsd === undefined ? {} : { costUsd: out.costUsd }),
-            persist: { recordAction: { recordId, action, result: { detail: out.detail, links: out.links } } },
+            persist: {
+              recordAction: { recordId, action, result: { detail: out.detail, links: out.links } },
+              touch: this.touch(session),
+            },
           };
         } catch (err) {
           throw asProviderError(err, cap.id, ctx.signal.aborted);
         }
       },
     );
-    await this.deps.store.touchSession(session.id, this.expiry());
     return this.recordResponse(recordId, action, billed.result.detail, billed.result.links, false, billed.charged, billed.account);
   }
 
@@ -612,7 +633,7 @@ function defaultMerge(stored: JsonObject, params: JsonObject): JsonObject {
 
 /** Adapter failures that are not ApiErrors (unexpected body shapes) are the provider's fault. */
 function asProviderError(err: unknown, capabilityId: string, timedOut: boolean): unknown {
-  if (err instanceof ApiError) return err;
+  if (err instanceof ApiError || err instanceof ClientGone) return err;
   if (timedOut) return new ApiError("provider_timeout", `${capabilityId}: the provider did not answer before the deadline.`);
   return new ApiError("provider_error", `${capabilityId}: the provider's answer could not be read.`, {
     cause: err,

@@ -7,8 +7,8 @@ import type { Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
 import type { Services, SharpenHandler } from "../app.ts";
 import type { SharpenStage, SharpenTier } from "../config.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
-import { HttpUpstreamClient } from "../upstream/client.ts";
+import { ApiError, type CallOrigin, invalidRequest } from "../errors.ts";
+import { HttpUpstreamClient, whileClientWaits } from "../upstream/client.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { allowedStages, effectiveSavedStage, STAGE_TIER, sharpenBlock, tierRank } from "./entitlement.ts";
@@ -99,7 +99,7 @@ export function createSharpenHandler(
     };
   }
 
-  async function review(caller: Caller, rawBody: unknown, requestId: string): Promise<SharpenResponse> {
+  async function review(caller: Caller, rawBody: unknown, origin: CallOrigin): Promise<SharpenResponse> {
     if (!accounts.isEnabled(caller, "sharpen")) {
       throw accounts.disabledError(caller, "Sharpen", "Upgrade to a plan that includes Sharpen.");
     }
@@ -137,10 +137,11 @@ export function createSharpenHandler(
     const credits = settings.tierCredits[tier];
     const billed = await billing.run(
       caller,
-      { capability: "sharpen", operation: "sharpen", maxCredits: credits, requestId },
+      { capability: "sharpen", operation: "sharpen", maxCredits: credits, origin, needsCredit: true },
       async () => {
         const outcome = await reviewDraft({
-          upstream,
+          // Reviewers not yet asked are not asked once the caller has gone.
+          upstream: origin.clientGone === undefined ? upstream : whileClientWaits(upstream, origin.clientGone),
           prompts,
           candidates,
           needed,

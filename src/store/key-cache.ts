@@ -13,8 +13,10 @@
  * - Writes made elsewhere (the CLI in another process, another instance on PostgreSQL) take effect
  *   within `ttlMs`.
  * - Unknown keys are not cached (random keys cannot fill memory); at most `max` entries are kept.
- * - The cached account row is for authorization (status, plan, period); balances shown to callers
- *   are read fresh (GET /v1/account) or come from the call's own commit.
+ * - The cached account row is for authorization (status, plan, period, whether the cap is reached);
+ *   balances shown to callers are read fresh (GET /v1/account) or come from the call's own commit.
+ *   A commit whose charge reached the cap forgets the account's keys (noteCommit), so the next call
+ *   through this store sees the cap reached at once; other processes see it within `ttlMs`.
  */
 import type { AccountRow, KeyRow } from "./types.ts";
 
@@ -91,6 +93,16 @@ export class KeyCache {
     Object.freeze(value.key);
     Object.freeze(value.account);
     this.entries.set(hash, { value: Object.freeze(value), expiresAt: this.now() + this.ttlMs });
+  }
+
+  /**
+   * A commit's outcome, passed through: when its charge took `used` to the cap, the account's
+   * entries go (a scan, but at most a few times a period: only a charge can reach the cap).
+   */
+  noteCommit<T extends { account: AccountRow; charged: number }>(committed: T): T {
+    const { account } = committed;
+    if (committed.charged > 0 && account.creditsUsed >= account.creditsCap) this.forgetAccount(account.id);
+    return committed;
   }
 
   forgetKey(keyId: string): void {

@@ -24,6 +24,7 @@ import {
 import type {
   AccountPatch,
   AccountRow,
+  Committed,
   CommitOp,
   KeyRow,
   NewAccount,
@@ -632,8 +633,8 @@ export class PostgresStore implements Store {
    * commitOutcomeWaitMs (default COMMIT_OUTCOME_WAIT_MS), the call is answered 503 and kept in
    * lostCalls: undone once the database answers, should it have committed.
    */
-  async commit(op: CommitOp): Promise<AccountRow> {
-    const { row } = await this.transaction(
+  async commit(op: CommitOp): Promise<Committed> {
+    const { row, charged } = await this.transaction(
       (client) => this.commitWrites(op, client),
       async (written, cause) => {
         const outcome = await this.commitOutcome(written.xid);
@@ -642,7 +643,8 @@ export class PostgresStore implements Store {
         // The caller is told it failed, so it must not stay charged: once the database answers,
         // a call that did commit is undone (settleLostCalls). Kept on disk first, if the store has
         // a journal, so that a stop of this process does not lose it.
-        await this.watchLostCall(inDoubt(op, written.xid, written.row.periodEnd, this.schema, this.storeId));
+        const saved = written.charged === op.ledger.credits ? op : { ...op, ledger: { ...op.ledger, credits: written.charged } };
+        await this.watchLostCall(inDoubt(saved, written.xid, written.row.periodEnd, this.schema, this.storeId));
         throw new ApiError(
           "service_unavailable",
           "The database stopped answering while this call was being saved.",
@@ -655,7 +657,7 @@ export class PostgresStore implements Store {
         );
       },
     );
-    return row;
+    return this.keyCache.noteCommit({ account: row, charged });
   }
 
   private async watchLostCall(call: InDoubtCall): Promise<void> {
@@ -855,25 +857,35 @@ export class PostgresStore implements Store {
     }
   }
 
-  private async commitWrites(op: CommitOp, client: pg.PoolClient): Promise<{ row: AccountRow; xid: string }> {
+  private async commitWrites(
+    op: CommitOp,
+    client: pg.PoolClient,
+  ): Promise<{ row: AccountRow; charged: number; xid: string }> {
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
     if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
-    const { ledger } = op;
-    // A free call changes no balance: read the account instead of writing its row again.
-    // txid_current(): the transaction's id, to ask about if the reply to COMMIT is lost.
-    const charged =
+    let { ledger } = op;
+    // A free call changes no balance: read the account instead of writing its row again. A charge
+    // is what of it fits under the cap (a plan change since the reservation may have taken the room
+    // away), computed on the locked row. txid_current(): the transaction's id, to ask about if the
+    // reply to COMMIT is lost.
+    const after =
       ledger.credits === 0
         ? await this.row(
-            "SELECT *, txid_current()::text AS xid FROM accounts WHERE id = $1",
+            "SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1",
             [ledger.accountId],
             client,
           )
         : await this.row(
-            "UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1 RETURNING *, txid_current()::text AS xid",
+            `UPDATE accounts a SET credits_used = a.credits_used + room.fits
+             FROM (SELECT id, GREATEST(0, LEAST($2::bigint, credits_cap - credits_used)) AS fits
+                   FROM accounts WHERE id = $1 FOR UPDATE) room
+             WHERE a.id = room.id RETURNING a.*, room.fits AS charged, txid_current()::text AS xid`,
             [ledger.accountId, ledger.credits],
             client,
           );
-    if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
+    if (!after) throw new Error(`commit: no account ${ledger.accountId}.`);
+    const charged = num(after.charged);
+    if (charged !== ledger.credits) ledger = { ...ledger, credits: charged };
     await client.query(
       `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       ledgerValues(ledger),
@@ -905,7 +917,10 @@ export class PostgresStore implements Store {
       );
       if ((updated.rowCount ?? 0) === 0) throw sessionGone();
     }
-    return { row: toAccount(charged), xid: String(charged.xid) };
+    if (op.touch) {
+      await client.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [op.touch.sessionId, op.touch.expiresAt]);
+    }
+    return { row: toAccount(after), charged, xid: String(after.xid) };
   }
 
   ledgerTotal(accountId: string): Promise<number> {
@@ -980,12 +995,6 @@ export class PostgresStore implements Store {
       if (!Number.isSafeInteger(position) || position < 0) return null;
       const row = await this.row("SELECT source FROM records WHERE search_id = $1 AND position = $2", [searchId, position]);
       return typeof row?.source === "string" ? row.source : null;
-    });
-  }
-
-  touchSession(id: string, expiresAt: number): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [id, expiresAt]);
     });
   }
 

@@ -17,6 +17,7 @@ import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, type Raw, 
 import {
   type AccountPatch,
   type AccountRow,
+  type Committed,
   type CommitOp,
   type KeyRow,
   MAX_SESSION_RECORDS,
@@ -44,7 +45,6 @@ export type WriteOp =
   | { t: "release"; reservation: Reservation }
   | { t: "releaseBefore"; before: number }
   | { t: "commit"; commit: WriterCommit }
-  | { t: "touch"; id: string; expiresAt: number }
   | { t: "sweep"; before: number; limit: number };
 
 /** What a thread boundary can carry of an error: enough to rebuild an ApiError or a SqliteError. */
@@ -141,6 +141,8 @@ const SQL = {
   unreserve: "UPDATE accounts SET credits_reserved = credits_reserved - ? WHERE id = ?",
   oldReservations: "SELECT id FROM reservations WHERE created_at < ?",
   charge: "UPDATE accounts SET credits_used = credits_used + ? WHERE id = ? RETURNING *",
+  // What of a charge fits under the cap (0 when nothing does: a plan change lowered the room).
+  room: "SELECT MAX(0, MIN(?, credits_cap - credits_used)) AS fits FROM accounts WHERE id = ?",
   insertLedger: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertSession:
     "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -304,9 +306,6 @@ export class SqliteWriter {
       }
       case "commit":
         return this.commit(op.commit);
-      case "touch":
-        this.stmt(SQL.touchSession).run(op.expiresAt, op.id);
-        return null;
       case "sweep":
         return this.sweep(op.before, op.limit);
     }
@@ -392,7 +391,7 @@ export class SqliteWriter {
    * Settle one call. The steps that can fail for an expected reason (the session or record is gone)
    * come first and write nothing when they fail; the charge, ledger row and hold release follow.
    */
-  private commit(c: WriterCommit): AccountRow {
+  private commit(c: WriterCommit): Committed {
     if (c.sessionUpdate) {
       const u = c.sessionUpdate;
       const updated = this.row(SQL.updateSession, jsonText(u.query), JSON.stringify(u.state), u.expiresAt, u.id);
@@ -423,12 +422,16 @@ export class SqliteWriter {
     }
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
     if (c.reservationId !== null) this.unreserve(c.reservationId);
-    const { ledger } = c;
+    if (c.touch) this.stmt(SQL.touchSession).run(c.touch.expiresAt, c.touch.sessionId);
+    let { ledger } = c;
+    // The reservation fitted under the cap; a plan change since may have taken the room away.
+    const fits = ledger.credits === 0 ? 0 : num(this.row(SQL.room, ledger.credits, ledger.accountId)?.fits);
+    if (fits !== ledger.credits) ledger = { ...ledger, credits: fits };
     // A free call changes no balance: read the account instead of writing its page again.
-    const charged =
-      ledger.credits === 0 ? this.row(SQL.getAccount, ledger.accountId) : this.row(SQL.charge, ledger.credits, ledger.accountId);
-    if (!charged) throw new Error(`commit: no account ${ledger.accountId}.`);
+    const after =
+      fits === 0 ? this.row(SQL.getAccount, ledger.accountId) : this.row(SQL.charge, fits, ledger.accountId);
+    if (!after) throw new Error(`commit: no account ${ledger.accountId}.`);
     this.stmt(SQL.insertLedger).run(...ledgerValues(ledger));
-    return toAccount(charged);
+    return { account: toAccount(after), charged: fits };
   }
 }

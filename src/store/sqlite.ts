@@ -33,6 +33,7 @@ import {
 import {
   type AccountPatch,
   type AccountRow,
+  type Committed,
   type CommitOp,
   type KeyRow,
   MAX_SESSION_RECORDS,
@@ -122,7 +123,7 @@ function slotRange(position: number): number {
 }
 
 /** The fields writerCommit() forwards: a field added to CommitOp fails to compile here until it does too. */
-type Forwarded = "reservation" | "ledger" | "newSession" | "recordAction" | "sessionUpdate";
+type Forwarded = "reservation" | "ledger" | "newSession" | "recordAction" | "sessionUpdate" | "touch";
 const FORWARDS_EVERY_FIELD: Exclude<keyof CommitOp, Forwarded> extends never ? true : never = true;
 void FORWARDS_EVERY_FIELD;
 
@@ -132,6 +133,7 @@ function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   const commit: WriterCommit = { ledger: op.ledger, reservationId: holdInMemory ? null : (op.reservation?.id ?? null) };
   if (op.newSession !== undefined) commit.newSession = op.newSession;
   if (op.recordAction !== undefined) commit.recordAction = op.recordAction;
+  if (op.touch !== undefined) commit.touch = op.touch;
   const update = op.sessionUpdate;
   if (update !== undefined) {
     // The session's previous state is for undoing a call on PostgreSQL; it need not cross to the writer.
@@ -415,13 +417,13 @@ export class SqliteStore implements Store {
    * Settle a call: the charge, its ledger row and its session writes in one transaction, grouped
    * with the other writes of the same turn (see sqlite-writer.ts).
    */
-  async commit(op: CommitOp): Promise<AccountRow> {
+  async commit(op: CommitOp): Promise<Committed> {
     const holds = this.holds;
-    if (!holds) return this.write({ t: "commit", commit: writerCommit(op, false) });
+    if (!holds) return this.keyCache.noteCommit(await this.write<Committed>({ t: "commit", commit: writerCommit(op, false) }));
     // The hold is in memory: the transaction charges; the hold goes once the charge is committed.
-    const account = await this.write<AccountRow>({ t: "commit", commit: writerCommit(op, true) });
+    const committed = await this.write<Committed>({ t: "commit", commit: writerCommit(op, true) });
     if (op.reservation) holds.remove(op.reservation.id);
-    return this.withHolds(account);
+    return this.keyCache.noteCommit({ account: this.withHolds(committed.account), charged: committed.charged });
   }
 
   ledgerTotal(accountId: string): Promise<number> {
@@ -472,10 +474,6 @@ export class SqliteStore implements Store {
       const source = this.row(SQL.getSource, position, searchId)?.source;
       return typeof source === "string" ? source : null;
     });
-  }
-
-  async touchSession(id: string, expiresAt: number): Promise<void> {
-    await this.write({ t: "touch", id, expiresAt });
   }
 
   sweepExpired(before: number, limit: number): Promise<number> {

@@ -127,7 +127,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
 
     /** Charge without a reservation (a quick way to set `used`). */
     async function charge(accountId: string, credits: number): Promise<AccountRow> {
-      return store.commit({ reservation: null, ledger: entry(accountId, credits) });
+      return (await store.commit({ reservation: null, ledger: entry(accountId, credits) })).account;
     }
 
     async function storeSession(
@@ -301,11 +301,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal((await store.reserve(r)).ok, true);
       const s = newSession(a.id);
       const records = [newRecord(s, 0), newRecord(s, 1, false)];
-      const after = await store.commit({
+      const { account: after, charged } = await store.commit({
         reservation: r,
         ledger: entry(a.id, 7),
         newSession: { session: s, records },
       });
+      assert.equal(charged, 7);
       assert.equal(after.creditsUsed, 7);
       assert.equal(after.creditsReserved, 0);
       assert.deepEqual(await store.getAccount(a.id), after);
@@ -372,7 +373,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(unchanged?.creditsUsed, 0);
       assert.equal(unchanged?.creditsReserved, 5, "the reservation is still held");
       assert.equal(await store.ledgerTotal(a.id), 0);
-      const settled = await store.commit({ reservation: r, ledger: entry(a.id, 3) });
+      const { account: settled } = await store.commit({ reservation: r, ledger: entry(a.id, 3) });
       assert.equal(settled.creditsUsed, 3);
       assert.equal(settled.creditsReserved, 0);
     });
@@ -463,7 +464,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal((await store.reserve(r)).ok, true);
       assert.equal((await store.release(r))?.creditsReserved, 0);
       assert.equal((await store.reserve(hold(a.id, 3))).ok, true);
-      const after = await store.commit({ reservation: r, ledger: entry(a.id, 4) });
+      const { account: after } = await store.commit({ reservation: r, ledger: entry(a.id, 4) });
       assert.equal(after.creditsReserved, 3, "the other reservation is untouched");
       assert.equal(after.creditsUsed, 4, "the call is still charged");
       assert.equal(await store.ledgerTotal(a.id), 4);
@@ -530,7 +531,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       const current = await store.getAccount(a.id);
       assert.equal(current?.creditsReserved, 15, "the hold of a call in flight is kept");
       assert.equal((await store.findKeyByHash(k.hash))?.account.periodAnchor, anchor + 1000);
-      const settled = await store.commit({ reservation: r, ledger: entry(a.id, 12) });
+      const { account: settled } = await store.commit({ reservation: r, ledger: entry(a.id, 12) });
       assert.equal(settled.creditsUsed, 12, "the call in flight is charged to the new period");
       assert.equal(settled.creditsReserved, 0);
       assert.equal((await store.reserve(hold(a.id, 9))).ok, false, "the new cap counts");
@@ -597,7 +598,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(await store.releaseReservationsBefore(2000), 2);
       assert.equal((await store.getAccount(a.id))?.creditsReserved, 6);
       assert.equal(await store.releaseReservationsBefore(2000), 0);
-      const settled = await store.commit({ reservation: old1, ledger: entry(a.id, 2) });
+      const { account: settled } = await store.commit({ reservation: old1, ledger: entry(a.id, 2) });
       assert.equal(
         settled.creditsReserved,
         6,
@@ -696,12 +697,41 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal(await store.getSource(expired.session.id, 0), null);
     });
 
-    test("touchSession moves the expiry", async () => {
+    test("a commit's touch moves the session's expiry with the charge; a session gone is left gone", async () => {
       const a = await account();
       const { session: s } = await storeSession(a.id, () => []);
-      await store.touchSession(s.id, s.expiresAt + 60_000);
+      const r = hold(a.id, 2);
+      assert.equal((await store.reserve(r)).ok, true);
+      await store.commit({ reservation: r, ledger: entry(a.id, 2), touch: { sessionId: s.id, expiresAt: s.expiresAt + 60_000 } });
       assert.deepEqual(await store.getSession(s.id), { ...s, expiresAt: s.expiresAt + 60_000 });
-      await store.touchSession(uid("srch"), 1);
+      const stranger = uid("srch");
+      const { charged } = await store.commit({ reservation: null, ledger: entry(a.id, 0), touch: { sessionId: stranger, expiresAt: 1 } });
+      assert.equal(charged, 0);
+      assert.equal(await store.getSession(stranger), null);
+      assert.equal(await store.ledgerTotal(a.id), 2);
+    });
+
+    test("a settle never takes used past the cap: what no longer fits is not charged, and the ledger says so", async () => {
+      // A call reserves 4 under a paid cap; the account goes back to a grant already used up.
+      const a = await account({ creditsCap: 100 });
+      await charge(a.id, 98);
+      const r = hold(a.id, 2);
+      assert.equal((await store.reserve(r)).ok, true);
+      await store.updateAccount(a.id, { creditsCap: 99 });
+      const partly = await store.commit({ reservation: r, ledger: entry(a.id, 2) });
+      assert.equal(partly.charged, 1, "only the credit that fits");
+      assert.equal(partly.account.creditsUsed, 99);
+      assert.equal(partly.account.creditsReserved, 0);
+      const r2 = hold(a.id, 1);
+      await store.updateAccount(a.id, { creditsCap: 200 });
+      assert.equal((await store.reserve(r2)).ok, true);
+      await store.updateAccount(a.id, { creditsCap: 50 });
+      const none = await store.commit({ reservation: r2, ledger: entry(a.id, 1) });
+      assert.equal(none.charged, 0, "a cap already below used takes nothing more");
+      assert.equal(none.account.creditsUsed, 99);
+      assert.equal(await store.ledgerTotal(a.id), 99, "the ledger holds what was charged");
+      const full = await store.commit({ reservation: null, ledger: entry((await account()).id, 30) });
+      assert.equal(full.charged, 30, "a charge that fits is charged whole");
     });
 
     test("ledgerTotal and usage", async () => {

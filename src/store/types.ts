@@ -142,7 +142,11 @@ export const MAX_SESSION_RECORDS = 1_048_576;
 export interface CommitOp {
   /** The reservation being settled (null when nothing was reserved). */
   reservation: Reservation | null;
-  /** The ledger row; its `credits` is added to `used` and must not exceed the reservation. */
+  /**
+   * The ledger row; its `credits` is added to `used` and must not exceed the reservation. Should the
+   * account's room have shrunk since the call reserved (a plan change back to a grant already used),
+   * only what fits under the cap is charged, and the row records that (Committed.charged).
+   */
   ledger: LedgerEntry;
   newSession?: { session: SessionRow; records: RecordRow[] };
   sessionUpdate?: {
@@ -158,6 +162,18 @@ export interface CommitOp {
     previous?: { query: JsonObject; state: JsonObject };
   };
   recordAction?: { recordId: string; action: string; result: CachedAction };
+  /** Extend a session's life (a record action's use of it); a session gone meanwhile is left gone. */
+  touch?: { sessionId: string; expiresAt: number };
+}
+
+/** What a commit did: the account after it and the credits it charged (the ledger row's). */
+export interface Committed {
+  account: AccountRow;
+  /**
+   * The op's ledger credits, or fewer when they did not fit under the cap any more: a settle never
+   * takes `used` past `cap` (PROVIDERS.md "Credits"); the part that does not fit is not charged.
+   */
+  charged: number;
 }
 
 export interface Store {
@@ -203,8 +219,8 @@ export interface Store {
   release(reservation: Reservation): Promise<AccountRow | null>;
   /** Release every reservation created before `before` (left by a crash). Returns how many. */
   releaseReservationsBefore(before: number): Promise<number>;
-  /** Settle and persist one successful call atomically (see CommitOp). Returns the account after. */
-  commit(op: CommitOp): Promise<AccountRow>;
+  /** Settle and persist one successful call atomically (see CommitOp). */
+  commit(op: CommitOp): Promise<Committed>;
   /** Sum of ledger credits of an account (for audits and tests). */
   ledgerTotal(accountId: string): Promise<number>;
   /** Usage per capability and operation since `since`. */
@@ -218,8 +234,6 @@ export interface Store {
   getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null>;
   /** The page source held by the record at `position` of search `searchId`; null when none. */
   getSource(searchId: string, position: number): Promise<string | null>;
-  /** Extend a session's life (every use). */
-  touchSession(id: string, expiresAt: number): Promise<void>;
   /** Delete up to `limit` sessions (and their records) that expired before `before`. Returns how many. */
   sweepExpired(before: number, limit: number): Promise<number>;
 }

@@ -15,11 +15,23 @@ import {
 } from "cockatiel";
 import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, ClientGone } from "../errors.ts";
 import { deadlineOf } from "./deadlines.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
+
+/**
+ * The client as one call sees it: every request carries the call's `clientGone`, so an adapter
+ * (which passes only its deadline signal) starts no provider request for a caller that has gone.
+ */
+export function whileClientWaits(client: UpstreamClient, clientGone: () => boolean): UpstreamClient {
+  return {
+    send: (request, signal) => client.send(request, signal, clientGone),
+    hasKey: (provider) => client.hasKey(provider),
+    close: () => client.close(),
+  };
+}
 
 export interface UpstreamLogger {
   warn(obj: object, msg: string): void;
@@ -173,9 +185,13 @@ export class HttpUpstreamClient implements UpstreamClient {
     return { url: base + path + (qs ? "?" + qs : ""), headers };
   }
 
-  async send<T = unknown>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+  async send<T = unknown>(
+    req: UpstreamRequest,
+    signal: AbortSignal,
+    clientGone?: () => boolean,
+  ): Promise<UpstreamResponse<T>> {
     try {
-      return await this.breaker(req.provider).execute(() => this.sendWithRetries<T>(req, signal));
+      return await this.breaker(req.provider).execute(() => this.sendWithRetries<T>(req, signal, clientGone));
     } catch (err) {
       if (isBrokenCircuitError(err)) {
         throw new ApiError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, {
@@ -186,17 +202,24 @@ export class HttpUpstreamClient implements UpstreamClient {
     }
   }
 
-  private async sendWithRetries<T>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+  private async sendWithRetries<T>(
+    req: UpstreamRequest,
+    signal: AbortSignal,
+    clientGone: (() => boolean) | undefined,
+  ): Promise<UpstreamResponse<T>> {
     const idempotent = req.idempotent ?? req.method === "GET";
     const maxAttempts = idempotent ? 1 + this.config.upstream.maxRetries : 1;
     let lastError: AttemptError | undefined;
     const pacer = this.pacers.get(req.provider);
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       if (signal.aborted) break;
+      // Not a ProviderFailure: the provider was not called, its breaker does not count it.
+      if (clientGone?.()) throw new ClientGone();
       if (pacer !== undefined) {
         try {
-          await pacer.take(signal, deadlineOf(signal));
+          await pacer.take(signal, deadlineOf(signal), clientGone);
         } catch (err) {
+          if (err instanceof ClientGone) throw err;
           // A retry that cannot start in time reports the failure it was retrying.
           if (lastError !== undefined) break;
           throw this.notPaced(req.provider, pacer, err);

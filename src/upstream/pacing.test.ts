@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { test } from "node:test";
+import { ClientGone } from "../errors.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 
 const never = new AbortController().signal;
@@ -89,4 +90,27 @@ test("the rate in words", () => {
   assert.equal(describeRate(1000), "about one request a second");
   assert.equal(describeRate(100), "about 10 requests a second");
   assert.equal(describeRate(2000), "about one request every 2 s");
+});
+
+test("a waiter whose caller has gone gives up its turn: dropped on the next arrival or at its turn", async () => {
+  const pacer = new Pacer(50);
+  await pacer.take(never, undefined); // the free turn
+  let firstGone = false;
+  let secondGone = false;
+  const first = pacer.take(never, undefined, () => firstGone).catch((e: unknown) => e);
+  const second = pacer.take(never, undefined, () => secondGone).catch((e: unknown) => e);
+  assert.equal(pacer.state().waiting, 2);
+  // Gone before its turn: the turn passes to the one behind it, at the time the first would have had.
+  firstGone = true;
+  const secondAt = await second;
+  assert.ok((await first) instanceof ClientGone);
+  assert.equal(typeof secondAt, "number");
+  // A newcomer's turn is counted without the waiters that have gone (here: dropped on arrival).
+  const third = pacer.take(never, undefined, () => secondGone).catch((e: unknown) => e);
+  secondGone = true;
+  const now = performance.now();
+  const err = await pacer.take(never, now + 60, () => false).catch((e: unknown) => e);
+  assert.ok((await third) instanceof ClientGone, "dropped when the newcomer arrived");
+  assert.equal(typeof err, "number", "the newcomer's turn fits its deadline: the gone waiter does not count");
+  assert.deepEqual(pacer.state(), { waiting: 0, timer: false });
 });

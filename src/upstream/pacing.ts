@@ -15,9 +15,14 @@
  *
  * Starts are at least `intervalMs` apart, in arrival order. A request whose turn would come at or
  * after its deadline is refused at once (TooLateForTurn) instead of waiting uselessly; one aborted
- * while waiting leaves the queue at once and the requests behind it move up. One timer per pacer,
- * only while someone waits, cleared when the queue empties; no polling.
+ * while waiting leaves the queue at once and the requests behind it move up. One whose caller has
+ * gone (its `gone` check, see ClientGone) gives up its place without taking a turn: it is dropped
+ * when the next request arrives or when its turn comes, whichever is first, and it neither delays
+ * nor counts against the requests behind it. One timer per pacer, only while someone waits, cleared
+ * when the queue empties; no polling.
  */
+import { ClientGone } from "../errors.ts";
+
 
 /** The request's turn would come at or after its deadline: refused without waiting. */
 export class TooLateForTurn extends Error {
@@ -31,6 +36,7 @@ export class TooLateForTurn extends Error {
 
 interface Waiter {
   signal: AbortSignal;
+  gone: (() => boolean) | undefined;
   resolve(startedAt: number): void;
   reject(reason: unknown): void;
   onAbort(): void;
@@ -53,9 +59,11 @@ export class Pacer {
    * Wait for this request's turn. Resolves when it may start, with the start time it was given
    * (performance.now() clock; the next turn is counted from it); rejects
    * at once with TooLateForTurn when its turn would come at or after `deadlineAt` (performance.now()
-   * clock; undefined when unknown), and with the signal's reason when the signal aborts first.
+   * clock; undefined when unknown), with the signal's reason when the signal aborts first, and with
+   * ClientGone when `gone` says the caller left before its turn.
    */
-  take(signal: AbortSignal, deadlineAt: number | undefined): Promise<number> {
+  take(signal: AbortSignal, deadlineAt: number | undefined, gone?: () => boolean): Promise<number> {
+    this.dropGone();
     const now = this.now();
     const free = this.lastStart + this.intervalMs;
     if (this.waiting.length === 0 && now >= free) {
@@ -67,7 +75,7 @@ export class Pacer {
     if (deadlineAt !== undefined && turn >= deadlineAt) return Promise.reject(new TooLateForTurn(turn - now));
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { signal, resolve, reject, onAbort: () => this.leave(waiter) };
+      const waiter: Waiter = { signal, gone, resolve, reject, onAbort: () => this.leave(waiter, signal.reason) };
       signal.addEventListener("abort", waiter.onAbort, { once: true });
       this.waiting.push(waiter);
       this.schedule();
@@ -94,23 +102,40 @@ export class Pacer {
       this.schedule();
       return;
     }
-    const head = this.waiting.shift();
-    if (head === undefined) return;
+    let head = this.waiting.shift();
+    // A waiter whose caller has gone does not take the turn: the next one does.
+    while (head?.gone?.()) {
+      head.signal.removeEventListener("abort", head.onAbort);
+      head.reject(new ClientGone());
+      head = this.waiting.shift();
+    }
+    if (head === undefined) {
+      this.schedule();
+      return;
+    }
     head.signal.removeEventListener("abort", head.onAbort);
     this.lastStart = this.now();
     this.schedule();
     head.resolve(this.lastStart);
   };
 
-  /** An aborted waiter leaves the queue; the turn timer does not depend on who is first, so it stays. */
-  private leave(waiter: Waiter): void {
+  /** A waiter leaves the queue; the turn timer does not depend on who is first, so it stays. */
+  private leave(waiter: Waiter, reason: unknown): void {
     const index = this.waiting.indexOf(waiter);
     if (index !== -1) this.waiting.splice(index, 1);
     if (this.waiting.length === 0 && this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    waiter.reject(waiter.signal.reason);
+    waiter.reject(reason);
+  }
+
+  /** Waiters whose callers have gone leave before a newcomer's turn is counted. */
+  private dropGone(): void {
+    for (const waiter of this.waiting.filter((w) => w.gone?.())) {
+      waiter.signal.removeEventListener("abort", waiter.onAbort);
+      this.leave(waiter, new ClientGone());
+    }
   }
 }
 

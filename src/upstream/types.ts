@@ -54,8 +54,10 @@ export interface UpstreamClient {
   /**
    * Send a request. Rejects with ApiError `provider_timeout` when `signal` aborts (the capability's
    * deadline) and `provider_error` on network errors, 5xx, 429 past the deadline, unparseable bodies.
+   * With `clientGone`, no attempt (first, retry, or a paced turn) starts once it returns true: the
+   * call rejects with ClientGone instead (errors.ts). An attempt already sent is let finish.
    */
-  send<T = unknown>(request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>>;
+  send<T = unknown>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<T>>;
   /** Whether the provider's key (if it needs one) is configured. */
   hasKey(provider: string): boolean;
   close(): Promise<void>;

@@ -1,0 +1,16 @@
+/** Where a call comes from, as the services see it (errors.ts CallOrigin), for REST and MCP alike. */
+import type { FastifyRequest } from "fastify";
+import type { CallOrigin } from "../errors.ts";
+
+/**
+ * The request's id and a check of its connection: the caller has gone once the socket is destroyed
+ * or can no longer be written to (an answer could not reach it). Read when a call checks, never
+ * listened for: nothing is added to the connection per request.
+ */
+export function originOf(request: FastifyRequest): CallOrigin {
+  const socket = request.raw.socket;
+  return {
+    requestId: String(request.id),
+    clientGone: () => socket.destroyed === true || socket.writable === false,
+  };
+}
