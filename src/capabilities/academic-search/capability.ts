@@ -35,10 +35,10 @@ export const academicSearchSchema = Type.Object(
       description: "Words to find in titles and abstracts.",
     }),
     from_year: Type.Optional(
-      Type.Integer({ minimum: 1000, maximum: 2100, description: "Earliest publication year (inclusive)." }),
+      Type.Integer({ minimum: 1000, maximum: 2100, description: "Earliest publication year (inclusive); not after `to_year`." }),
     ),
     to_year: Type.Optional(
-      Type.Integer({ minimum: 1000, maximum: 2100, description: "Latest publication year (inclusive)." }),
+      Type.Integer({ minimum: 1000, maximum: 2100, description: "Latest publication year (inclusive); not before `from_year`." }),
     ),
     open_access_only: Type.Optional(
       Type.Boolean({ default: false, description: "Only works with a free full text." }),
@@ -102,7 +102,8 @@ export const academicSearch: Capability<AcademicQuery> = {
   summary:
     "Find scholarly works (articles, books, preprints) with authors, venue, citations and open access.",
   description:
-    "Searches the OpenAlex works index. Filter by publication year range and open access, sort by " +
+    "Searches the OpenAlex works index. Filter by publication year range (`from_year` must not exceed " +
+    "`to_year`) and open access, sort by " +
     "relevance, citations or recency. Each record carries the bare OpenAlex work id (`openalex_id`) and, " +
     "when the source has them, year, venue, authors, citation count, type, open-access state and URL, and " +
     "DOI; the snippet is the start of the abstract. `details` fetches the full abstract, citation counts " +
