@@ -371,18 +371,24 @@ describe("MCP refusals", () => {
     }
   });
 
-  test("61 tool calls in a minute: the 61st is a tool error rate_limited; the handshake costs nothing", async () => {
+  test("61 requests in a minute: a tool call over the limit is a tool error rate_limited; the handshake counts", async () => {
     const { key } = await h.account("free");
     const client = await connect(h, key, "header");
     await client.listTools();
+    // initialize, notifications/initialized and tools/list are requests to an authenticated endpoint.
     const first = await h.call("GET", "/v1/account", { key });
-    assert.equal(first.headers.get("ratelimit-remaining"), "59", "initialize and tools/list are not counted");
-    for (let i = 0; i < 29; i++) assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
+    assert.equal(first.headers.get("ratelimit-remaining"), "56", "three MCP requests and this one");
+    for (let i = 0; i < 26; i++) assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
     for (let i = 0; i < 30; i++) await ok(client, "account");
     const limited = await toolError(client, "account", undefined, "rate_limited");
     assert.equal(limited.error.retryable, true);
     assert.match(limited.error.hint, /Retry-After/);
     assert.equal((await h.call("GET", "/v1/account", { key })).status, 429, "REST and MCP share one limit");
+    // A request without a tool call over the limit is HTTP 429 in the envelope, as on REST.
+    const list = await rawPost(`${h.url}/mcp/k/${key}`, { jsonrpc: "2.0", id: 9, method: "tools/list" });
+    assert.equal(list.status, 429);
+    assert.equal(list.body.error.code, "rate_limited");
+    assert.ok(Number(list.headers.get("retry-after")) >= 1);
     await client.close();
   });
 
@@ -421,7 +427,8 @@ describe("MCP refusals", () => {
     const byId = new Map(batch.body.map((m: Json) => [m.id, m.result]));
     assert.equal((byId.get(1) as Json).tools.length, 6);
     assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
-    assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
+    // The two refused messages above counted (as REST counts a refused body), the batch's one tools/call once.
+    assert.equal(batch.headers.get("ratelimit-remaining"), "57", "one tools/call, one count");
   });
 
   test("a tools/call without a name or with non-object arguments is -32602 Invalid params, not an internal error", async () => {

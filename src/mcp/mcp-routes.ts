@@ -67,14 +67,15 @@ function toolCallIds(message: unknown): RequestId[] {
 
 /**
  * Resolve the caller (401 here, before the SDK sees anything) and count the request against the
- * per-key limit. Rate-limit choice: each tools/call counts as one call, exactly like one REST
- * call; initialize, tools/list and notifications do not, so a host's handshake never burns the
- * quota. A tools/call over the limit is answered as a tool error `rate_limited` (not HTTP 429),
- * so the other messages of the request still get their answers.
+ * per-key limit (SPEC 8: 60 requests a minute on every authenticated endpoint). Every POST counts:
+ * one without a tools/call (initialize, tools/list, a notification) counts once and over the limit
+ * is HTTP `429 rate_limited`, as a REST call is; one with tools/calls counts each of them, like one
+ * REST call each, and a tools/call over the limit is answered as a tool error `rate_limited` (not
+ * HTTP 429), so the other messages of the request still get their answers.
  */
 async function admit(services: Services, key: string | undefined, reply: FastifyReply, calls: RequestId[]) {
   const limited = new Map<RequestId, ApiError>();
-  if (calls.length === 0) return { caller: await services.accounts.authenticate(key), limited };
+  if (calls.length === 0) return { caller: await services.authenticate(key, reply), limited };
   let caller: Caller | undefined;
   for (const id of calls) {
     try {
