@@ -12,7 +12,10 @@ const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);
 const PLANS = JSON.stringify([
   { id: "free", name: "Free", credits: 1000, period: "once", rateLimitPerMinute: 10, capabilities: "*" },
   { id: "tiny", name: "Tiny", credits: 20, period: "once", rateLimitPerMinute: 1000, capabilities: "*" },
+  { id: "roomy", name: "Roomy", credits: 100000, period: "once", rateLimitPerMinute: 1000, capabilities: "*" },
 ]);
+
+type Result = { record_id: string; title?: string };
 
 describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false : "DATABASE_URL and REDIS_URL not set" }, () => {
   let a: Harness;
@@ -66,5 +69,89 @@ describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false 
     const account = await store.store.getAccount(accountId);
     assert.equal(account!.creditsUsed, 20);
     assert.equal(await store.store.ledgerTotal(accountId), 20);
+  });
+
+  // Follow-ups on one search are serialized per process; across instances they meet at the commit's
+  // compare-and-set on the session's state, and the loser runs again from what is stored now.
+  test("concurrent more on one search from both instances: every page is its own, none fails", async () => {
+    const { key } = await a.account("roomy");
+    const ex = await a.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: { category: "Seafood", num: 1 } });
+    assert.equal(ex.status, 200);
+    const pages = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        (i % 2 ? a : b).call("POST", "/v1/follow-up", { key, body: { search_id: ex.body.search_id, action: "more" } }),
+      ),
+    );
+    for (const p of pages) assert.equal(p.status, 200, JSON.stringify(p.body));
+    const ids = pages.map((p) => (p.body.results as Result[])[0]!.record_id);
+    assert.equal(new Set([ex.body.results[0].record_id, ...ids]).size, 11, "eleven different records, none served twice");
+  });
+
+  test("concurrent more on a provider-paged search from both instances: both answered, the session stays usable", async () => {
+    const { key } = await a.account("roomy");
+    const ex = await a.call("POST", "/v1/capabilities/music.search/execute", { key, body: { query: "Daft Punk", kind: "album", num: 5 } });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    for (let round = 0; round < 3; round++) {
+      const both = await Promise.all(
+        [a, b].map((h) => h.call("POST", "/v1/follow-up", { key, body: { search_id: ex.body.search_id, action: "more" } })),
+      );
+      for (const r of both) assert.equal(r.status, 200, JSON.stringify(r.body));
+      const [x, y] = both.map((r) => (r.body.results as Result[]).map((res) => res.record_id));
+      assert.equal(new Set([...x!, ...y!]).size, x!.length + y!.length, "two different slices");
+    }
+  });
+
+  test("a more that read the state before another instance's update committed does not write it back", async () => {
+    // Instance c is b with its commits of `more` held back 300 ms: it reads the session, then A's
+    // update commits, then c's commit comes (the order that left sessions unable to update).
+    let holdMore = false;
+    const held = new Proxy(store.store, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        if (prop !== "commit") return value.bind(target);
+        return async (op: Parameters<Store["commit"]>[0]) => {
+          if (holdMore && op.ledger.operation === "more") await new Promise((r) => setTimeout(r, 300));
+          return target.commit(op);
+        };
+      },
+    }) as Store;
+    const c = await startHarness({ store: held, replay, env: { QUARRY_PLANS: PLANS } });
+    try {
+      const { key } = await a.account("roomy");
+      const ex = await a.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: { category: "Seafood", num: 1 } });
+      assert.equal(ex.status, 200);
+      const id = ex.body.search_id;
+      holdMore = true;
+      const more = c.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "more" } });
+      await new Promise((r) => setTimeout(r, 50));
+      const updated = await a.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "update", params: { num: 2 } } });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+      const late = await more;
+      holdMore = false;
+      assert.equal(late.status, 200, JSON.stringify(late.body));
+      assert.equal(late.body.results.length, 2, "the more ran again on the updated search (2 a page)");
+      const again = await b.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "update", params: { num: 3 } } });
+      assert.equal(again.status, 200, JSON.stringify(again.body));
+      const next = await a.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "more" } });
+      assert.equal(next.status, 200, JSON.stringify(next.body));
+      assert.equal(next.body.results.length, 3);
+      const seen = [...again.body.results, ...next.body.results].map((r: Result) => r.record_id);
+      assert.equal(new Set(seen).size, 6);
+    } finally {
+      await c.close();
+    }
+  });
+
+  test("the same record action on both instances at once: fetched for one, served from the cache for the other", async () => {
+    const { key } = await a.account("roomy");
+    const ex = await a.call("POST", "/v1/capabilities/academic.search/execute", { key, body: { query: "state of open access" } });
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    const action = { record_id: ex.body.results[0].record_id, action: "details" };
+    replay.setFault("openalex", { kind: "latency", ms: 200, times: 2 });
+    const both = await Promise.all([a, b].map((h) => h.call("POST", "/v1/follow-up", { key, body: action })));
+    for (const r of both) assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(both.map((r) => r.body.cached).sort(), [false, true]);
+    assert.deepEqual(both[0]!.body.detail, both[1]!.body.detail);
   });
 });

@@ -35,6 +35,7 @@ import {
   type CommitOp,
   MAX_SESSION_RECORDS,
   type RecordRow,
+  SessionChanged,
   type SessionRow,
   type Store,
 } from "../store/types.ts";
@@ -366,10 +367,10 @@ export class SearchService {
     const params = body.params as JsonObject | undefined;
     if (hasSearch) {
       const id = body.search_id as string;
-      return this.withLock(id, () => this.searchFollowUp(caller, id, action, params, origin));
+      return this.withLock(id, () => againIfChanged(() => this.searchFollowUp(caller, id, action, params, origin)));
     }
     const id = body.record_id as string;
-    return this.withLock(id, () => this.recordFollowUp(caller, id, action, params, origin));
+    return this.withLock(id, () => againIfChanged(() => this.recordFollowUp(caller, id, action, params, origin)));
   }
 
   private async liveSession(caller: Caller, searchId: string): Promise<SessionRow> {
@@ -589,6 +590,30 @@ export class SearchService {
 /** What a capability sees of a stored record (its detail mapping and its record actions). */
 function recordView(record: RecordRow, session: SessionRow): StoredRecordView {
   return { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
+}
+
+/**
+ * How often a follow-up is tried when its commit keeps losing to other calls on the same search
+ * (SessionChanged): the per-search lock serializes follow-ups within this process only, and
+ * instances sharing PostgreSQL meet at the commit's compare-and-set. Between tries a random pause
+ * (up to 20 ms × the try) keeps two instances' queues on one search from colliding in lockstep.
+ */
+const FOLLOW_UP_TRIES = 5;
+
+/**
+ * Run a follow-up again, from what is stored now, when another call on the same search committed
+ * first. The lost try charged nothing (its commit wrote nothing and its hold was released); a
+ * provider call it made is not reused: the next try makes its own.
+ */
+async function againIfChanged<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof SessionChanged) || attempt >= FOLLOW_UP_TRIES) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
 }
 
 /** Session state is stored as JSON; its fields are all JSON values. */

@@ -33,6 +33,7 @@ import type {
   SessionRow,
   Store,
 } from "./types.ts";
+import { SessionChanged } from "./types.ts";
 
 /**
  * JSON text PostgreSQL's jsonb accepts: it refuses the NUL character and unpaired surrogates, which
@@ -901,26 +902,37 @@ export class PostgresStore implements Store {
     }
     if (op.sessionUpdate) {
       const u = op.sessionUpdate;
+      // A compare-and-set on what the call read: another instance's follow-up on the search may have
+      // committed meanwhile (the per-search lock is per process).
       const result = await client.query(
-        "UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4 WHERE id = $1",
-        [u.id, u.query === undefined ? null : jsonb(u.query), jsonb(u.state), u.expiresAt],
+        `UPDATE sessions SET query = COALESCE($2::jsonb, query), state = $3::jsonb, expires_at = $4
+         WHERE id = $1 AND query = $5::jsonb AND state = $6::jsonb`,
+        [u.id, u.query === undefined ? null : jsonb(u.query), jsonb(u.state), u.expiresAt, jsonb(u.previous.query), jsonb(u.previous.state)],
       );
-      if ((result.rowCount ?? 0) === 0) throw sessionGone();
+      if ((result.rowCount ?? 0) === 0) throw (await this.sessionExists(u.id, client)) ? new SessionChanged() : sessionGone();
       await this.insertRecords(u.records, client);
     }
     if (op.recordAction) {
       const { recordId, action, result } = op.recordAction;
       // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
+      // Not when another call cached it meanwhile: that one is served from the cache, at no charge.
       const updated = await client.query(
-        "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1",
+        "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1 AND NOT actions ? $2",
         [recordId, action, jsonb(result)],
       );
-      if ((updated.rowCount ?? 0) === 0) throw sessionGone();
+      if ((updated.rowCount ?? 0) === 0) {
+        const found = await client.query("SELECT 1 FROM records WHERE id = $1", [recordId]);
+        throw (found.rowCount ?? 0) > 0 ? new SessionChanged() : sessionGone();
+      }
     }
     if (op.touch) {
       await client.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [op.touch.sessionId, op.touch.expiresAt]);
     }
     return { row: toAccount(after), charged, xid: String(after.xid) };
+  }
+
+  private async sessionExists(id: string, client: pg.PoolClient): Promise<boolean> {
+    return ((await client.query("SELECT 1 FROM sessions WHERE id = $1", [id])).rowCount ?? 0) > 0;
   }
 
   ledgerTotal(accountId: string): Promise<number> {

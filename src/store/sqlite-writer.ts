@@ -24,6 +24,7 @@ import {
   type NewAccount,
   type RecordRow,
   type Reservation,
+  SessionChanged,
 } from "./types.ts";
 
 /**
@@ -54,11 +55,14 @@ export interface WireError {
   sqliteCode?: string;
   /** Set when the op failed with an ApiError (a session swept meanwhile, ...). */
   api?: { code: ApiError["code"]; hint?: string };
+  /** Set when the op failed with SessionChanged (its compare-and-set lost). */
+  changed?: true;
 }
 
 export type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
 
 export function toWireError(error: unknown): WireError {
+  if (error instanceof SessionChanged) return { message: error.message, changed: true };
   if (error instanceof ApiError) {
     return { message: error.message, api: { code: error.code, ...(error.hint === undefined ? {} : { hint: error.hint }) } };
   }
@@ -71,6 +75,7 @@ export function toWireError(error: unknown): WireError {
 
 /** The error a WireError stands for, on the receiving side (SQLite faults are mapped by the caller). */
 export function fromWireError(wire: WireError): Error {
+  if (wire.changed) return new SessionChanged();
   if (wire.api) return new ApiError(wire.api.code, wire.message, wire.api.hint === undefined ? {} : { hint: wire.api.hint });
   const error = new Error(wire.message) as Error & { code?: string };
   if (wire.sqliteCode !== undefined) error.code = wire.sqliteCode;
@@ -146,8 +151,11 @@ const SQL = {
   insertLedger: `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   insertSession:
     "INSERT INTO sessions (id, account_id, capability, query, state, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  // A compare-and-set on what the call read (the text as stored: the reader parsed it, the caller
+  // stringifies it back the same way).
   updateSession:
-    "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ? RETURNING seq",
+    "UPDATE sessions SET query = COALESCE(?, query), state = ?, expires_at = ? WHERE id = ? AND query = ? AND state = ? RETURNING seq",
+  sessionExists: "SELECT 1 AS found FROM sessions WHERE id = ?",
   insertRecord:
     "INSERT INTO records (slot, id, search_id, account_id, position, summary, ref, detail, links, actions, source_at, source)" +
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -394,8 +402,16 @@ export class SqliteWriter {
   private commit(c: WriterCommit): Committed {
     if (c.sessionUpdate) {
       const u = c.sessionUpdate;
-      const updated = this.row(SQL.updateSession, jsonText(u.query), JSON.stringify(u.state), u.expiresAt, u.id);
-      if (!updated) throw sessionGone();
+      const updated = this.row(
+        SQL.updateSession,
+        jsonText(u.query),
+        JSON.stringify(u.state),
+        u.expiresAt,
+        u.id,
+        JSON.stringify(u.previous.query),
+        JSON.stringify(u.previous.state),
+      );
+      if (!updated) throw this.row(SQL.sessionExists, u.id) ? new SessionChanged() : sessionGone();
       this.insertRecords(Number(updated.seq), u.records);
     }
     if (c.recordAction) {
@@ -404,6 +420,8 @@ export class SqliteWriter {
       const row = this.row(SQL.recordActions, recordId);
       if (!row) throw sessionGone();
       const actions = (decodeJsonText(row.actions) ?? {}) as Record<string, unknown>;
+      // Cached by another call meanwhile: this one is served from the cache instead, at no charge.
+      if (Object.hasOwn(actions, action)) throw new SessionChanged();
       actions[action] = result;
       this.stmt(SQL.setRecordActions).run(JSON.stringify(actions), recordId);
     }

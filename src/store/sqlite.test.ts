@@ -314,7 +314,13 @@ describe("SqliteStore", () => {
     await store.commit({
       reservation: null,
       ledger: ledger("led_more"),
-      sessionUpdate: { id: "srch_slot_new", state: {}, expiresAt: 10_000, records: [rec("srch_slot_new", "srch_slot_new_2", 2)] },
+      sessionUpdate: {
+        id: "srch_slot_new",
+        state: {},
+        expiresAt: 10_000,
+        records: [rec("srch_slot_new", "srch_slot_new_2", 2)],
+        previous: { query: {}, state: {} },
+      },
     });
     assert.deepEqual(
       (await store.getRecords("srch_slot_new", 0, Number.POSITIVE_INFINITY)).map((r) => r.id),

@@ -136,13 +136,13 @@ function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   if (op.touch !== undefined) commit.touch = op.touch;
   const update = op.sessionUpdate;
   if (update !== undefined) {
-    // The session's previous state is for undoing a call on PostgreSQL; it need not cross to the writer.
     commit.sessionUpdate = {
       id: update.id,
       ...(update.query === undefined ? {} : { query: update.query }),
       state: update.state,
       expiresAt: update.expiresAt,
       records: update.records,
+      previous: update.previous,
     };
   }
   return commit;

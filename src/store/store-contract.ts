@@ -21,6 +21,7 @@ import type {
   SessionRow,
   Store,
 } from "./types.ts";
+import { SessionChanged } from "./types.ts";
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -334,6 +335,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
           state: { cursor: "c2" },
           expiresAt,
           records: later,
+          previous: { query: s.query, state: s.state },
         },
       });
       assert.deepEqual(await store.getSession(s.id), {
@@ -348,13 +350,59 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       await store.commit({
         reservation: null,
         ledger: entry(a.id, 1, { operation: "more" }),
-        sessionUpdate: { id: s.id, state: { cursor: "c3" }, expiresAt: expiresAt + 1, records: [] },
+        sessionUpdate: {
+          id: s.id,
+          state: { cursor: "c3" },
+          expiresAt: expiresAt + 1,
+          records: [],
+          previous: { query: { query: "updated", num: 20 }, state: { cursor: "c2" } },
+        },
       });
       const updated = await store.getSession(s.id);
       assert.deepEqual(updated?.query, { query: "updated", num: 20 });
       assert.deepEqual(updated?.state, { cursor: "c3" });
       assert.equal(updated?.expiresAt, expiresAt + 1);
       assert.equal((await store.getAccount(a.id))?.creditsUsed, 3);
+    });
+
+    test("a session update is a compare-and-set on what the call read: a stale one writes nothing", async () => {
+      const a = await account({ creditsCap: 10 });
+      const { session: s } = await storeSession(a.id, (s) => [newRecord(s, 0)]);
+      const read = { query: s.query, state: s.state };
+      // Two follow-ups read the same state; the first commits, adding position 1.
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 0, { operation: "more" }),
+        sessionUpdate: { id: s.id, state: { cursor: "first" }, expiresAt: s.expiresAt, records: [newRecord(s, 1)], previous: read },
+      });
+      const r = hold(a.id, 4);
+      assert.equal((await store.reserve(r)).ok, true);
+      await assert.rejects(
+        store.commit({
+          reservation: r,
+          ledger: entry(a.id, 4, { operation: "more" }),
+          sessionUpdate: { id: s.id, state: { cursor: "second" }, expiresAt: s.expiresAt + 1, records: [newRecord(s, 1)], previous: read },
+        }),
+        (err: unknown) => err instanceof SessionChanged,
+      );
+      assert.deepEqual((await store.getSession(s.id))?.state, { cursor: "first" });
+      assert.equal((await store.getRecords(s.id, 0, 10)).length, 2);
+      assert.equal((await store.getAccount(a.id))?.creditsUsed, 0, "nothing charged");
+      assert.equal(await store.ledgerTotal(a.id), 0);
+      // Computed again from what is stored now, it lands.
+      await store.commit({
+        reservation: r,
+        ledger: entry(a.id, 4, { operation: "more" }),
+        sessionUpdate: {
+          id: s.id,
+          state: { cursor: "second" },
+          expiresAt: s.expiresAt + 1,
+          records: [newRecord(s, 2)],
+          previous: { query: s.query, state: { cursor: "first" } },
+        },
+      });
+      assert.deepEqual((await store.getSession(s.id))?.state, { cursor: "second" });
+      assert.equal((await store.getAccount(a.id))?.creditsUsed, 4);
     });
 
     test("a failing commit changes nothing (update of a missing session)", async () => {
@@ -365,7 +413,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         store.commit({
           reservation: r,
           ledger: entry(a.id, 3),
-          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [] },
+          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [], previous: { query: {}, state: {} } },
         }),
         isApiError("session_expired"),
       );
@@ -391,7 +439,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         store.commit({
           reservation: holds[1]!,
           ledger: entry(a.id, 3),
-          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [] },
+          sessionUpdate: { id: uid("srch"), state: {}, expiresAt: Date.now() + DAY, records: [], previous: { query: {}, state: {} } },
         }),
         // Unexpected failure: the account does not exist (the whole statement fails).
         store.commit({ reservation: null, ledger: entry(uid("acct"), 4) }),
@@ -435,13 +483,17 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       const got = await store.getRecord(target.id);
       assert.deepEqual(got, { record: { ...target, actions: { details, quotes } }, session: s });
 
+      // A second result for an action already cached (two calls raced) is refused, nothing charged.
       const newer: CachedAction = { detail: "replaced", links: [] };
-      await store.commit({
-        reservation: null,
-        ledger: entry(a.id, 0, { operation: "details" }),
-        recordAction: { recordId: target.id, action: "details", result: newer },
-      });
-      assert.deepEqual((await store.getRecord(target.id))?.record.actions, { details: newer, quotes });
+      await assert.rejects(
+        store.commit({
+          reservation: null,
+          ledger: entry(a.id, 1, { operation: "details" }),
+          recordAction: { recordId: target.id, action: "details", result: newer },
+        }),
+        (err: unknown) => err instanceof SessionChanged,
+      );
+      assert.deepEqual((await store.getRecord(target.id))?.record.actions, { details, quotes });
       assert.deepEqual(
         (await store.getRecord(records[1]!.id))?.record.actions,
         {},
@@ -685,7 +737,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       await store.commit({
         reservation: null,
         ledger: entry(a.id, 0),
-        sessionUpdate: { id: s.id, state: { served: 2 }, expiresAt: s.expiresAt, records: later },
+        sessionUpdate: { id: s.id, state: { served: 2 }, expiresAt: s.expiresAt, records: later, previous: { query: s.query, state: s.state } },
       });
       assert.equal(await store.getSource(s.id, 3), "second page");
       assert.equal(await store.getSource(s.id, 0), text);

@@ -6,6 +6,7 @@
  * Every method that changes balances is atomic: `balance.used` can never pass `cap`.
  */
 import type { JsonObject, JsonValue, Link } from "../capabilities/types.ts";
+import { ApiError } from "../errors.ts";
 
 export interface AccountRow {
   id: string;
@@ -156,14 +157,33 @@ export interface CommitOp {
     expiresAt: number;
     records: RecordRow[];
     /**
-     * The session's query and state before this call. PostgreSQL puts them back should it have to
-     * undo the call (a lost COMMIT reply whose outcome stayed unknown, postgres.ts); SQLite ignores them.
+     * The session's query and state as the call read them. The update applies only while they are
+     * still so (compare-and-set): a follow-up on the same search that committed meanwhile (another
+     * instance sharing PostgreSQL) fails this one with SessionChanged, writing nothing. PostgreSQL
+     * also puts them back should it have to undo the call (a lost COMMIT reply, postgres.ts).
      */
-    previous?: { query: JsonObject; state: JsonObject };
+    previous: { query: JsonObject; state: JsonObject };
   };
+  /** Cache a record action's result; refused with SessionChanged when the action is cached already. */
   recordAction?: { recordId: string; action: string; result: CachedAction };
   /** Extend a session's life (a record action's use of it); a session gone meanwhile is left gone. */
   touch?: { sessionId: string; expiresAt: number };
+}
+
+/**
+ * A commit refused because what the call was computed from changed meanwhile: its session's query
+ * and state (another follow-up on the search committed first, e.g. on another instance), or its
+ * record action was cached by another call. Nothing of the op was written or charged. The search
+ * service runs the follow-up again from what is stored now; should it lose every time, the caller
+ * gets this 503, which is retryable.
+ */
+export class SessionChanged extends ApiError {
+  constructor() {
+    super("service_unavailable", "The search was changed by another call while this one ran.", {
+      hint: "Nothing was charged; retry the call.",
+    });
+    this.name = "SessionChanged";
+  }
 }
 
 /** What a commit did: the account after it and the credits it charged (the ledger row's). */
