@@ -35,6 +35,8 @@ export interface HarnessOptions {
   registry?: AppDeps["registry"];
   /** Logger options for buildApp (e.g. a level and an in-memory stream); logging is off by default. */
   logger?: AppDeps["logger"];
+  /** Use this rate limiter (e.g. a Redis limiter behind a TCP proxy); it is closed with the harness. */
+  limiter?: RateLimiter;
 }
 
 export interface Harness {
@@ -97,7 +99,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const config = loadConfig(env);
   const opened = options.store ? null : await openTestStore(options.embedded);
   const store = options.store ?? opened!.store;
-  const limiter: RateLimiter = useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter();
+  const limiter: RateLimiter =
+    options.limiter ?? (useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter());
   const upstream = new HttpUpstreamClient(config);
   const clock = options.clock ?? new ManualClock(Date.now());
   const app = await buildApp({

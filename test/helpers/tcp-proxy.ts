@@ -9,6 +9,10 @@
  * - `reset`: every piped connection is destroyed; new ones are accepted and closed at once.
  * - `blackhole`: every piped connection is destroyed; new ones are accepted and never answered —
  *   a network partition, where only the client's own timeouts help.
+ * - `freeze`: like `blackhole`, but piped connections stay open and silently stop passing bytes
+ *   either way — a partition the client's open connection does not notice (no reset, no close),
+ *   so commands written on it wait for answers that never come. `restore()` destroys them (what
+ *   they carried meanwhile is lost) and clients reconnect.
  *
  * `loseNext(marker, what, options)` cuts the one connection whose next client bytes contain `marker`
  * (e.g. a COMMIT), on a connection that has sent `options.after` before, if given: `"reply"`
@@ -17,7 +21,7 @@
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
-export type CutMode = "refuse" | "reset" | "blackhole";
+export type CutMode = "refuse" | "reset" | "blackhole" | "freeze";
 
 export interface LoseOptions {
   /** Only on a connection that has already sent bytes containing this. */
@@ -33,7 +37,7 @@ export interface TcpProxy {
   readonly state: "up" | CutMode;
   /** Connections accepted since start. */
   readonly accepted: number;
-  /** Drop every connection and stop serving new ones as `mode` says (default `refuse`). */
+  /** Drop (or, for `freeze`, silence) every connection and stop serving new ones as `mode` says (default `refuse`). */
   cut(mode?: CutMode): Promise<void>;
   /** Pipe new connections to the target again. */
   restore(): Promise<void>;
@@ -64,12 +68,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       client.resetAndDestroy();
       return;
     }
-    if (state === "blackhole") return; // held open, never answered
+    if (state === "blackhole" || state === "freeze") return; // held open, never answered
     const upstream = connect(target.port, target.host);
     track(upstream);
     let replyLost = false;
     let sawAfter = false;
     client.on("data", (chunk: Buffer) => {
+      if (state === "freeze") return; // swallowed: the target never sees it
       const hit =
         armed !== null && (armed.after === null || sawAfter) && chunk.includes(armed.marker) ? armed : null;
       if (armed?.after && chunk.includes(armed.after)) sawAfter = true;
@@ -86,6 +91,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       hit?.onCut?.();
     });
     upstream.on("data", (chunk: Buffer) => {
+      if (state === "freeze") return; // swallowed: the client never sees it
       if (replyLost) upstream.destroy();
       else client.write(chunk);
     });
@@ -128,7 +134,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     async cut(mode: CutMode = "refuse") {
       state = mode;
-      destroyAll();
+      if (mode !== "freeze") destroyAll();
       if (mode === "refuse") await closeServer(server);
     },
     loseNext(marker: string, what: "reply" | "request", options: LoseOptions = {}) {
@@ -144,8 +150,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         server = createServer(onConnection);
         await listen(server, port);
       }
-      // Connections held by a blackhole never reached the target: drop them, clients reconnect.
-      if (state === "blackhole") destroyAll();
+      // Connections held by a blackhole never reached the target, and frozen ones lost bytes either
+      // way: drop them, clients reconnect.
+      if (state === "blackhole" || state === "freeze") destroyAll();
       state = "up";
     },
     async close() {
