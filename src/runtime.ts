@@ -6,7 +6,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
-import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "./limits/rate-limiter.ts";
+import {
+  type LimiterLogger,
+  MemoryRateLimiter,
+  type RateLimiter,
+  RedisRateLimiter,
+} from "./limits/rate-limiter.ts";
 import { openStore } from "./store/open-store.ts";
 import type { LostCallReport } from "./store/postgres.ts";
 import type { Store } from "./store/types.ts";
@@ -28,9 +33,16 @@ export interface RunningQuarry {
 export async function startQuarry(env: Record<string, string | undefined> = process.env): Promise<RunningQuarry> {
   const config = loadConfig(env);
   // The app's logger exists only once the store is open; reports on calls an earlier process left
-  // in doubt (settled from migrate() on) wait for it.
+  // in doubt (settled from migrate() on) and the rate limiter's lines wait for it.
   let log: FastifyBaseLogger | undefined;
   const early: LostCallReport[] = [];
+  const earlyLimiterLines: [object, string][] = [];
+  const limiterLog: LimiterLogger = {
+    warn: (obj, msg) => {
+      if (!log) earlyLimiterLines.push([obj, msg]);
+      else log.warn(obj, msg);
+    },
+  };
   const logLostCall = (report: LostCallReport) => {
     if (!log) early.push(report);
     else if (report.outcome === "unresolved")
@@ -48,16 +60,21 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
   let upstream: HttpUpstreamClient | undefined;
   let app: FastifyInstance | undefined;
   try {
-    limiter = config.redisUrl ? await RedisRateLimiter.connect(config.redisUrl) : new MemoryRateLimiter();
+    // Bounded (5 s): a Redis that is not there fails the start with one line (src/server.ts).
+    limiter = config.redisUrl
+      ? await RedisRateLimiter.connect(config.redisUrl, { logger: limiterLog })
+      : new MemoryRateLimiter();
     upstream = new HttpUpstreamClient(config);
     return await serve(config, store, limiter, upstream, (built) => {
       app = built;
       log = built.log;
       for (const report of early.splice(0)) logLostCall(report);
+      for (const [obj, msg] of earlyLimiterLines.splice(0)) limiterLog.warn(obj, msg);
     });
   } catch (error) {
-    // Whatever started before the failure (a taken port, Redis down) is closed again, so that the
-    // process can exit and the data directory's lock is released for the next try.
+    // Whatever started before the failure (a taken port; a Redis that is not there closes its own
+    // client) is closed again, so that the process can exit and the data directory's lock is
+    // released for the next try.
     await app?.close().catch(() => undefined);
     await upstream?.close().catch(() => undefined);
     await limiter?.close().catch(() => undefined);
