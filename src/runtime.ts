@@ -102,8 +102,7 @@ async function serve(
 
   // The embedded store has one process: every reservation it holds was left by a crash.
   // A shared PostgreSQL may hold other instances' in-flight reservations: only release old ones.
-  const staleBefore = () => (store.kind === "sqlite" ? Date.now() : Date.now() - STALE_RESERVATION_MS);
-  const released = await store.releaseReservationsBefore(staleBefore());
+  const released = await store.releaseReservationsOlderThan(store.kind === "sqlite" ? 0 : STALE_RESERVATION_MS);
   if (released > 0) app.log.warn({ released }, "released reservations left by an earlier crash");
 
   // While draining, each answer closes its connection: a keep-alive socket whose last call ends
@@ -140,7 +139,7 @@ async function serve(
         await new Promise((resolve) => setImmediate(resolve));
       }
       if (swept > 0) app.log.info({ swept }, "swept expired sessions");
-      if (store.kind === "postgres") await store.releaseReservationsBefore(Date.now() - STALE_RESERVATION_MS);
+      if (store.kind === "postgres") await store.releaseReservationsOlderThan(STALE_RESERVATION_MS);
     } catch (err) {
       app.log.warn({ err: (err as Error).message }, "sweep failed; will retry");
     }

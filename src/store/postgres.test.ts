@@ -56,6 +56,37 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     return store;
   });
 
+  test("reservations are stamped and aged by the database's clock, whatever the instance's clock says", async () => {
+    const store = await PostgresStore.open(url, { schema: freshSchema() });
+    try {
+      await store.migrate();
+      const a = await store.createAccount({
+        id: `acct_${randomBase62(16)}`,
+        name: "skew",
+        planId: "free",
+        status: "free",
+        cadence: null,
+        creditsCap: 100,
+        periodEnd: null,
+        periodAnchor: null,
+        sharpenStage: "off",
+        createdAt: Date.now(),
+      });
+      // An instance whose clock runs 150 s behind (its holds would look old) and one 150 s ahead.
+      const behind = { id: `rsv_${randomBase62(16)}`, accountId: a.id, amount: 4, createdAt: Date.now() - 150_000 };
+      const ahead = { id: `rsv_${randomBase62(16)}`, accountId: a.id, amount: 5, createdAt: Date.now() + 150_000 };
+      for (const r of [behind, ahead]) assert.equal((await store.reserve(r)).ok, true);
+      // A sweeper freeing holds older than 2 minutes frees neither: both were made just now.
+      assert.equal(await store.releaseReservationsOlderThan(120_000), 0);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 9);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await store.releaseReservationsOlderThan(10), 2);
+      assert.equal((await store.getAccount(a.id))?.creditsReserved, 0);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("two stores migrating one schema at once both succeed; migrate again is a no-op", async () => {
     const schema = freshSchema();
     const [a, b] = await Promise.all([

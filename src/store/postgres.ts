@@ -207,6 +207,9 @@ const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position
   ORDER BY r.position`;
 
 /** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
+/** The database's clock in epoch milliseconds (the clock reservations are stamped and aged by). */
+const DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
 const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)
   UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
   FROM gone g WHERE a.id = g.account_id RETURNING a.*`;
@@ -580,8 +583,10 @@ export class PostgresStore implements Store {
       );
       if (!held) return { ok: false, account: await this.account(reservation.accountId, client) };
       await client.query(
-        "INSERT INTO reservations (id, account_id, amount, created_at) VALUES ($1, $2, $3, $4)",
-        [reservation.id, reservation.accountId, reservation.amount, reservation.createdAt],
+        // Stamped by the database's clock, which also ages it (releaseReservationsOlderThan): the
+        // instances' clocks may differ; `reservation.createdAt` (this instance's) is not used.
+        `INSERT INTO reservations (id, account_id, amount, created_at) VALUES ($1, $2, $3, ${DB_NOW_MS})`,
+        [reservation.id, reservation.accountId, reservation.amount],
       );
       return { ok: true, account: toAccount(held) };
     });
@@ -594,13 +599,14 @@ export class PostgresStore implements Store {
     });
   }
 
-  releaseReservationsBefore(before: number): Promise<number> {
+  releaseReservationsOlderThan(ageMs: number): Promise<number> {
     return this.guard(async () => {
       // One statement per reservation, like release(): each locks one reservation then one account,
       // the same order as commit(), so sweepers on several instances cannot deadlock each other.
-      const old = await this.rows("SELECT id FROM reservations WHERE created_at < $1 ORDER BY created_at", [
-        before,
-      ]);
+      const old = await this.rows(
+        `SELECT id FROM reservations WHERE created_at < ${DB_NOW_MS} - $1 ORDER BY created_at`,
+        [Math.max(0, Math.floor(ageMs))],
+      );
       let released = 0;
       for (const { id } of old) {
         if (await this.row(RELEASE, [id])) released++;

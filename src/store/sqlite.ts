@@ -407,7 +407,9 @@ export class SqliteStore implements Store {
     return this.getAccount(reservation.accountId);
   }
 
-  async releaseReservationsBefore(before: number): Promise<number> {
+  async releaseReservationsOlderThan(ageMs: number): Promise<number> {
+    // One process stamps and ages them all: its own clock (reservations carry Date.now()-based times).
+    const before = Date.now() - ageMs;
     // Stored holds (left by a crash of a non-exclusive user or an older version), then memory ones.
     const stored = await this.write<number>({ t: "releaseBefore", before });
     return stored + (this.holds?.removeBefore(before) ?? 0);

@@ -237,8 +237,12 @@ export interface Store {
   reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }>;
   /** Give a reservation back (the call failed). Idempotent. Returns the account after. */
   release(reservation: Reservation): Promise<AccountRow | null>;
-  /** Release every reservation created before `before` (left by a crash). Returns how many. */
-  releaseReservationsBefore(before: number): Promise<number>;
+  /**
+   * Release every reservation older than `ageMs` (left by a crash), aged by the clock that stamped
+   * it: the embedded store's process clock; on PostgreSQL the database's, which stamps them too, so
+   * instances whose clocks differ agree on a hold's age. Returns how many.
+   */
+  releaseReservationsOlderThan(ageMs: number): Promise<number>;
   /** Settle and persist one successful call atomically (see CommitOp). */
   commit(op: CommitOp): Promise<Committed>;
   /** Sum of ledger credits of an account (for audits and tests). */
