@@ -201,15 +201,15 @@ const PATCH_COLUMNS = {
 const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions,
     source_at, source)
   SELECT r.id, r.search_id, r.account_id, r.position, r.summary, r.ref, r.detail, r.links,
-         COALESCE(r.actions, '{}'::jsonb), r.source_at, r.source
-  FROM jsonb_to_recordset($1::jsonb) AS r(id text, search_id text, account_id text, position bigint,
-       summary jsonb, ref jsonb, detail jsonb, links jsonb, actions jsonb, source_at bigint, source text)
+         COALESCE(r.actions, '{}'::json), r.source_at, r.source
+  FROM json_to_recordset($1::json) AS r(id text, search_id text, account_id text, position bigint,
+       summary json, ref json, detail json, links json, actions json, source_at bigint, source text)
   ORDER BY r.position`;
 
-/** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
 /** The database's clock in epoch milliseconds (the clock reservations are stamped and aged by). */
 const DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
+/** Delete one reservation and give its stored amount back, in one statement (no-op when gone). */
 const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)
   UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
   FROM gone g WHERE a.id = g.account_id RETURNING a.*`;
@@ -920,16 +920,15 @@ export class PostgresStore implements Store {
     }
     if (op.recordAction) {
       const { recordId, action, result } = op.recordAction;
-      // `||` replaces one top-level key and keeps the others: concurrent actions do not lose each other.
+      // Read-modify-write under the row's lock (json keeps the detail's key order; it has no `||`).
       // Not when another call cached it meanwhile: that one is served from the cache, at no charge.
-      const updated = await client.query(
-        "UPDATE records SET actions = actions || jsonb_build_object($2::text, $3::jsonb) WHERE id = $1 AND NOT actions ? $2",
-        [recordId, action, jsonb(result)],
-      );
-      if ((updated.rowCount ?? 0) === 0) {
-        const found = await client.query("SELECT 1 FROM records WHERE id = $1", [recordId]);
-        throw (found.rowCount ?? 0) > 0 ? new SessionChanged() : sessionGone();
-      }
+      const current = await client.query("SELECT actions FROM records WHERE id = $1 FOR UPDATE", [recordId]);
+      const row = current.rows[0] as Raw | undefined;
+      if (row === undefined) throw sessionGone();
+      const actions = (row.actions ?? {}) as Record<string, unknown>;
+      if (Object.hasOwn(actions, action)) throw new SessionChanged();
+      actions[action] = result;
+      await client.query("UPDATE records SET actions = $2::json WHERE id = $1", [recordId, jsonb(actions)]);
     }
     if (op.touch) {
       await client.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [op.touch.sessionId, op.touch.expiresAt]);

@@ -365,6 +365,29 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       assert.equal((await store.getAccount(a.id))?.creditsUsed, 3);
     });
 
+    test("record content comes back with its keys in the order they were written", async () => {
+      const a = await account();
+      const { session: s, records } = await storeSession(a.id, (s) => {
+        const r = newRecord(s, 0);
+        // Longest key first and not alphabetical: jsonb would sort these.
+        r.summary = { title: "T", url: "https://example.com", snippet: "S", a: 1, year: 2020 };
+        r.detail = { zeta: 1, alpha: { second: 2, first: 1 }, mid: [{ b: 1, a: 2 }] };
+        return [r];
+      });
+      const [back] = await store.getRecords(s.id, 0, 1);
+      assert.deepEqual(Object.keys(back!.summary), ["title", "url", "snippet", "a", "year"]);
+      assert.deepEqual(Object.keys(back!.detail!), ["zeta", "alpha", "mid"]);
+      assert.deepEqual(Object.keys((back!.detail as { alpha: object }).alpha), ["second", "first"]);
+      const cached: CachedAction = { detail: { title: "x", abstract: "y", doi: "z" }, links: [] };
+      await store.commit({
+        reservation: null,
+        ledger: entry(a.id, 0, { operation: "details" }),
+        recordAction: { recordId: records[0]!.id, action: "details", result: cached },
+      });
+      const found = await store.getRecord(records[0]!.id);
+      assert.deepEqual(Object.keys(found!.record.actions.details!.detail as object), ["title", "abstract", "doi"]);
+    });
+
     test("a session update is a compare-and-set on what the call read: a stale one writes nothing", async () => {
       const a = await account({ creditsCap: 10 });
       const { session: s } = await storeSession(a.id, (s) => [newRecord(s, 0)]);
