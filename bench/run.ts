@@ -82,7 +82,7 @@ async function throughputMode(options: BenchOptions): Promise<void> {
       const pairs = slicePairs(bareAtRate.sliceP99s, executeAtRate.sliceP99s);
       if (pairs.length > 0) {
         // Not a target: says whether the pooled figure above comes from every slice or from a few
-        // with a stall of the host in them (docs/reliability.md, "Equal load in slices").
+        // with a stall of the host in them (docs/performance.md, "Equal load in slices").
         notes.push(
           `equal load, slice by slice (bare p99 → execute p99, ms): ${pairs
             .map(([b, e]) => `${fmt.ms(b)} → ${fmt.ms(e)}`)

@@ -39,7 +39,7 @@ async function main(): Promise<void> {
 
   // No request log: it is for tests, and at bench rates it kept every record long enough for V8 to
   // promote it (and, through it, other requests' objects): GC work on both sides that a remote
-  // provider would not put in this process (docs/reliability.md, "A request log in the upstream").
+  // provider would not put in this process (docs/performance.md, "A request log in the upstream").
   const replay = await startReplay({ requestLog: 0 });
   const config = loadConfig({
     ...replayEnvironment(replay.url),

@@ -58,7 +58,7 @@ const SHARED_CHARS = 4;
  * sessions index and one per record of the records index, and each of those pages went to the
  * WAL (SQLite) or WAL plus full-page image (PostgreSQL) and was copied again by the checkpoint.
  * Ids that share a prefix go to one place in the index, so a batch of commits dirties a couple of
- * leaves there instead (docs/reliability.md, "Clustered ids").
+ * leaves there instead (docs/performance.md, "Clustered ids").
  */
 export function windowedIdBody(now: () => number = Date.now): () => string {
   let prefix = "";

@@ -65,7 +65,7 @@ export interface ReplayOptions {
    * How many of the latest requests `requests` keeps (default REQUEST_LOG_LIMIT; 0 keeps none). The
    * benchmark keeps none: a provider's own bookkeeping is not in the gateway's process, and here a
    * log of the last 1,000 requests held each record past two scavenges at bench rates, so V8
-   * promoted them and, through them, other requests' objects (docs/reliability.md).
+   * promoted them and, through them, other requests' objects (docs/performance.md).
    */
   requestLog?: number;
 }

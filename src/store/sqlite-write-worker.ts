@@ -49,7 +49,7 @@ db.pragma("wal_autocheckpoint = 0");
 // file's size and the truncate at the end of the transaction walks every slot. With 16 MB that
 // walk was 3.6% of this thread's CPU at saturation (about 55 µs a commit, estimated from its perf
 // samples over ~200 commits a second); with 2 MB it is 0.3%, and page reads stayed at 0.1%
-// (docs/reliability.md, "A page-cache walk at every commit").
+// (docs/performance.md, "A page-cache walk at every commit").
 db.pragma("cache_size = -2000");
 // A rewound WAL file is cut back to this size instead of keeping a larger high-water mark.
 db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
@@ -123,7 +123,7 @@ function run(batch: QueuedOp[]): void {
  * 25 ms. Topping up after every bulk pass (10/s) cost this thread ~10 ms each,
  * ~10% of its time; a checkpoint on this thread every 50 ms, the same; a TRUNCATE from another
  * connection every few seconds gave execute p99 42-44 ms. The latency tail that remains is
- * described in docs/reliability.md, "Latency tail" (shorter on tmpfs, not gone).
+ * described in docs/performance.md, "Latency tail" (shorter on tmpfs, not gone).
  * Should readers keep checkpoints from completing, past TRUNCATE_FRAMES a TRUNCATE waits briefly
  * for them and empties the file.
  *

@@ -31,7 +31,7 @@ import {
  * CommitOp (types.ts) as the writer takes it: the hold named by id (a hold kept in memory is
  * dropped by the caller, so it sends null), JSON columns still as values. The writer encodes them:
  * on the writer thread that costs the event loop nothing, while cloning the values across costs it
- * less than stringifying them there (docs/reliability.md, "Where the event loop's time goes").
+ * less than stringifying them there (docs/performance.md, "Where the event loop's time goes").
  * The caller must not change the op until its write settles.
  */
 export type WriterCommit = Omit<CommitOp, "reservation"> & { reservationId: string | null };

@@ -2,7 +2,7 @@
  * Deadline signals for capability calls, shared by the calls that start within the same few
  * milliseconds. A call's deadline (15 s / 40 s) used to be its own AbortController and timer;
  * under load creating an AbortSignal per call was one of the event loop's larger costs
- * (docs/reliability.md, "Where the event loop's time goes"). Calls that start within one window
+ * (docs/performance.md, "Where the event loop's time goes"). Calls that start within one window
  * (10 ms) with the same deadline get the same signal, which aborts `windowMs` after the deadline of
  * the window's first call: every call gets at least its full deadline and at most `windowMs` more.
  *

@@ -213,7 +213,7 @@ export function snippetOf(raw: string | undefined): string | undefined {
  * The whitespace runs that flattening changes: two or more whitespace characters, or one that is
  * not a plain space. Replacing these with one space gives the same text as replacing every `\s+`,
  * without a match (and its allocations) for each single space between two words: in a recipe's
- * first 304 characters 3 matches instead of 55, 0.5 µs instead of 2.9 (docs/reliability.md).
+ * first 304 characters 3 matches instead of 55, 0.5 µs instead of 2.9 (docs/performance.md).
  */
 const WHITESPACE_TO_FLATTEN = /\s{2,}|[^\S ]/g;
 
