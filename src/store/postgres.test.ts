@@ -129,6 +129,20 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     }
   });
 
+  test("a schema a newer Quarry migrated is refused", async () => {
+    const schema = freshSchema();
+    const first = await PostgresStore.open(url, { schema });
+    await first.migrate();
+    await first.close();
+    await admin((client) => client.query(`INSERT INTO ${schema}.schema_migrations VALUES (999, 0)`));
+    const store = await PostgresStore.open(url, { schema });
+    try {
+      await assert.rejects(store.migrate(), /migrated by a newer version of Quarry \(schema version 999; this version knows up to \d+\)/);
+    } finally {
+      await store.close();
+    }
+  });
+
   test("a schema at migration 3 upgrades in place: every account's period anchor is its creation", async () => {
     const schema = freshSchema();
     const created = Date.UTC(2025, 0, 31, 8, 0);

@@ -13,6 +13,7 @@ import {
   LEDGER_COLUMNS,
   ledgerValues,
   loadMigrations,
+  refuseNewerSchema,
   num,
   RECORD_COLUMNS,
   type Raw,
@@ -367,6 +368,7 @@ export class PostgresStore implements Store {
       const applied = new Set(
         (await this.rows("SELECT version FROM schema_migrations", [], client)).map((r) => num(r.version)),
       );
+      refuseNewerSchema(applied, migrations, "PostgreSQL");
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue;
         // No parameters: the simple protocol runs a multi-statement file in one call.

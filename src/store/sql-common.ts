@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { JsonObject } from "../capabilities/types.ts";
+import { ApiError } from "../errors.ts";
 import type { AccountRow, CachedAction, KeyRow, LedgerEntry, RecordRow, SessionRow } from "./types.ts";
 
 export interface Migration {
@@ -29,6 +30,24 @@ export function loadMigrations(dialect: "sqlite" | "postgres"): Migration[] {
     out.push({ version, name, sql: readFileSync(new URL(name, dir), "utf8") });
   }
   return out.sort((a, b) => a.version - b.version);
+}
+
+/**
+ * Refuse a database that a newer Quarry has migrated: this version's statements may not work on its
+ * schema (PostgreSQL's migration 006 made record content `json`, on which older code's `||` fails).
+ * Instances of different versions do not share a database across a migration: stop the older ones
+ * before a newer one starts; this makes an older one that starts afterwards say so and exit.
+ */
+export function refuseNewerSchema(applied: Iterable<number>, migrations: readonly Migration[], store: string): void {
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  let newest = 0;
+  for (const version of applied) newest = Math.max(newest, version);
+  if (newest <= known) return;
+  throw new ApiError(
+    "service_unavailable",
+    `The ${store} database was migrated by a newer version of Quarry (schema version ${newest}; this version knows up to ${known}).`,
+    { hint: "Run that version or a newer one; stop older instances before a newer one migrates a shared database." },
+  );
 }
 
 /** A raw row as a driver returns it. */

@@ -124,6 +124,20 @@ describe("SqliteStore", () => {
     return store;
   });
 
+  test("a database a newer Quarry migrated is refused with one clear message", async () => {
+    const file = join(dir, "newer.db");
+    const raw = databaseAtMigration(file, Number.MAX_SAFE_INTEGER);
+    raw.prepare("INSERT INTO schema_migrations VALUES (?, 0)").run(999);
+    raw.close();
+    const store = SqliteStore.open(file);
+    await assert.rejects(store.migrate(), (error: unknown) => {
+      assert.ok(error instanceof ApiError);
+      assert.match(error.message, /migrated by a newer version of Quarry \(schema version 999; this version knows up to \d+\)/);
+      return true;
+    });
+    await store.close();
+  });
+
   test("migrate twice is a no-op", async () => {
     const file = join(dir, "twice.db");
     const store = SqliteStore.open(file);

@@ -12,6 +12,7 @@ import {
   bound,
   decodeJsonText,
   loadMigrations,
+  refuseNewerSchema,
   num,
   RECORD_COLUMNS,
   type Raw,
@@ -285,6 +286,7 @@ export class SqliteStore implements Store {
         const applied = new Set(
           (this.db.prepare(SQL.appliedVersions).all() as Raw[]).map((r) => num(r.version)),
         );
+        refuseNewerSchema(applied, migrations, "embedded");
         return migrations.filter((m) => !applied.has(m.version));
       };
       // Read first: an up-to-date database (even a read-only one) needs no write transaction.
