@@ -30,10 +30,19 @@ after(async () => {
   await h.close();
 });
 
-/** POST that the client abandons after `abortAfterMs` (its socket is closed). */
-async function hangUp(path: string, key: string, body: unknown, abortAfterMs: number, headers: Record<string, string> = {}) {
+/** Resolves once the replay upstream has received `count` requests for `prefix` since `from`. */
+async function upstreamSeen(prefix: string, from: number, count = 1): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (h.replay.requests.slice(from).filter((r) => r.prefix === prefix).length >= count) return;
+    await sleep(10);
+  }
+  assert.fail(`the upstream never saw ${count} ${prefix} request(s)`);
+}
+
+/** POST that the client abandons (closes its socket) once `leave` resolves. */
+async function hangUp(path: string, key: string, body: unknown, leave: Promise<unknown>, headers: Record<string, string> = {}) {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), abortAfterMs);
+  void leave.then(() => controller.abort());
   try {
     const res = await fetch(h.url + path, {
       method: "POST",
@@ -45,8 +54,6 @@ async function hangUp(path: string, key: string, body: unknown, abortAfterMs: nu
     return res.status;
   } catch {
     return "hung up";
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -63,7 +70,8 @@ test("a caller that hangs up before its answer is not charged, and nothing is st
   const { key, accountId } = await h.account("free");
   h.replay.setFault("serpapi", { kind: "latency", ms: 400, times: 1 });
   const from = h.replay.requests.length;
-  assert.equal(await hangUp(QUOTE, key, { symbol: "GOOGL:NASDAQ" }, 100), "hung up");
+  // The caller leaves while the provider request is under way (the latency holds its answer).
+  assert.equal(await hangUp(QUOTE, key, { symbol: "GOOGL:NASDAQ" }, upstreamSeen("serpapi", from)), "hung up");
   // The provider's answer arrives ~300 ms after the caller left; the call is then abandoned.
   await eventually(async () => logLines.some((l) => l.includes("abandoned and not charged")), "the abandoned call is logged");
   const account = (await h.store.getAccount(accountId))!;
@@ -89,7 +97,9 @@ test("over MCP too: a tools/call whose HTTP request is abandoned is not charged"
     params: { name: "execute", arguments: { capability: "markets.quote", params: { symbol: "GOOGL:NASDAQ" } } },
   };
   const seen = logLines.length;
-  assert.equal(await hangUp("/mcp", key, call, 100, { accept: "application/json, text/event-stream" }), "hung up");
+  const from = h.replay.requests.length;
+  const leave = upstreamSeen("serpapi", from);
+  assert.equal(await hangUp("/mcp", key, call, leave, { accept: "application/json, text/event-stream" }), "hung up");
   await eventually(
     async () => logLines.slice(seen).some((l) => l.includes("abandoned and not charged")),
     "the abandoned tool call is logged",
@@ -106,8 +116,10 @@ test("callers that went away give up their places in a paced provider's queue (M
   const body = { query: "ミックスナッツ" };
   const from = h.replay.requests.length;
   const musicbrainz = () => h.replay.requests.slice(from).filter((r) => r.prefix === "musicbrainz").length;
-  // Four callers at once: the first takes the free turn, three wait; all leave 300 ms in.
-  await Promise.all([1, 2, 3, 4].map(() => hangUp("/v1/capabilities/music.search/execute", key, body, 300)));
+  // Four callers at once: the first takes the free turn, three wait; all leave once the first
+  // caller's MusicBrainz request has gone out.
+  const leave = upstreamSeen("musicbrainz", from);
+  await Promise.all([1, 2, 3, 4].map(() => hangUp("/v1/capabilities/music.search/execute", key, body, leave)));
   // A caller that stays, queued behind them: its turn is the next one, not the fourth.
   const started = performance.now();
   const stays = await h.call("POST", "/v1/capabilities/music.search/execute", { key, body });
@@ -124,8 +136,9 @@ test("a plan change while a billed call is in flight never takes used past the c
   await accounts.update(accountId, { creditsUsed: 1000 });
   await accounts.setPlan(accountId, "pro");
   h.replay.setFault("serpapi", { kind: "latency", ms: 500, times: 1 });
+  const from = h.replay.requests.length;
   const call = h.call("POST", QUOTE, { key, body: { symbol: "GOOGL:NASDAQ" } });
-  await sleep(200);
+  await upstreamSeen("serpapi", from); // reserved, and waiting on the provider
   // ...and goes back to free while it runs: its used-up grant (1000 of 1000) is restored.
   await accounts.setPlan(accountId, "free");
   const res = await call;
