@@ -102,16 +102,28 @@ describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false 
   });
 
   test("a more that read the state before another instance's update committed does not write it back", async () => {
-    // Instance c is b with its commits of `more` held back 300 ms: it reads the session, then A's
-    // update commits, then c's commit comes (the order that left sessions unable to update).
+    // Instance c is b with its commits of `more` held until A's update has been answered: c reads
+    // the session, then A's update commits, then c's commit comes (the order that left sessions
+    // unable to update).
     let holdMore = false;
+    let letGo = () => {};
+    const gate = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    let atGate = () => {};
+    const reachedGate = new Promise<void>((resolve) => {
+      atGate = resolve;
+    });
     const held = new Proxy(store.store, {
       get(target, prop, receiver) {
         const value = Reflect.get(target, prop, receiver);
         if (typeof value !== "function") return value;
         if (prop !== "commit") return value.bind(target);
         return async (op: Parameters<Store["commit"]>[0]) => {
-          if (holdMore && op.ledger.operation === "more") await new Promise((r) => setTimeout(r, 300));
+          if (holdMore && op.ledger.operation === "more") {
+            atGate();
+            await gate;
+          }
           return target.commit(op);
         };
       },
@@ -124,8 +136,9 @@ describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false 
       const id = ex.body.search_id;
       holdMore = true;
       const more = c.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "more" } });
-      await new Promise((r) => setTimeout(r, 50));
+      await reachedGate; // c has read the session and is about to commit its page
       const updated = await a.call("POST", "/v1/follow-up", { key, body: { search_id: id, action: "update", params: { num: 2 } } });
+      letGo();
       assert.equal(updated.status, 200, JSON.stringify(updated.body));
       const late = await more;
       holdMore = false;
@@ -139,6 +152,7 @@ describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false 
       const seen = [...again.body.results, ...next.body.results].map((r: Result) => r.record_id);
       assert.equal(new Set(seen).size, 6);
     } finally {
+      letGo();
       await c.close();
     }
   });
