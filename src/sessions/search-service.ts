@@ -27,7 +27,13 @@ import {
   ApiError,
   type CallOrigin,
   ClientGone,
-  invalidRequest, pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../errors.ts";
+  invalidRequest,
+  pointer,
+  STORED_DETAIL_GONE,
+  sessionExpired,
+  unknownRecordAction,
+  type Violation,
+} from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import {
   type AccountRow,

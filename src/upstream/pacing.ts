@@ -23,7 +23,6 @@
  */
 import { ClientGone } from "../errors.ts";
 
-
 /** The request's turn would come at or after its deadline: refused without waiting. */
 export class TooLateForTurn extends Error {
   constructor(
@@ -102,17 +101,10 @@ export class Pacer {
       this.schedule();
       return;
     }
-    let head = this.waiting.shift();
     // A waiter whose caller has gone does not take the turn: the next one does.
-    while (head?.gone?.()) {
-      head.signal.removeEventListener("abort", head.onAbort);
-      head.reject(new ClientGone());
-      head = this.waiting.shift();
-    }
-    if (head === undefined) {
-      this.schedule();
-      return;
-    }
+    this.dropGone();
+    const head = this.waiting.shift();
+    if (head === undefined) return;
     head.signal.removeEventListener("abort", head.onAbort);
     this.lastStart = this.now();
     this.schedule();
@@ -130,7 +122,7 @@ export class Pacer {
     waiter.reject(reason);
   }
 
-  /** Waiters whose callers have gone leave before a newcomer's turn is counted. */
+  /** Waiters whose callers have gone leave (before a newcomer's turn is counted, and at each turn). */
   private dropGone(): void {
     for (const waiter of this.waiting.filter((w) => w.gone?.())) {
       waiter.signal.removeEventListener("abort", waiter.onAbort);
