@@ -6,6 +6,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
+import { installDrain } from "./http/drain.ts";
 import {
   type LimiterLogger,
   MemoryRateLimiter,
@@ -105,13 +106,8 @@ async function serve(
   const released = await store.releaseReservationsOlderThan(store.kind === "sqlite" ? 0 : STALE_RESERVATION_MS);
   if (released > 0) app.log.warn({ released }, "released reservations left by an earlier crash");
 
-  // While draining, each answer closes its connection: a keep-alive socket whose last call ends
-  // during the drain would otherwise stay open and hold the exit until the grace period ends.
-  let draining = false;
-  app.addHook("onSend", (_request, reply, payload, done) => {
-    if (draining) reply.header("connection", "close");
-    done(null, payload);
-  });
+  // While draining, each connection closes after its latest answer, never before (http/drain.ts).
+  const drain = installDrain(app);
 
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
@@ -150,7 +146,7 @@ async function serve(
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(sweep);
-      draining = true;
+      drain.begin();
       // Drain in-flight requests within the grace period, then close connections regardless.
       const graceOver = new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

@@ -12,7 +12,9 @@
  *
  * Shutdown: with calls in flight for ~1 s, SIGTERM lets them finish with 200, refuses new
  * connections at once and exits 0 within SHUTDOWN_GRACE_MS; a call hung past the grace period does
- * not hold the exit, and nothing it reserved stays held or charged after the next start.
+ * not hold the exit, and nothing it reserved stays held or charged after the next start. Requests
+ * pipelined on one connection are all answered (only the last answer closes it) and charged once;
+ * one sent after the signal is refused with 503 at no charge.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -422,6 +424,26 @@ function refused(port: number): Promise<boolean> {
   });
 }
 
+/** The answers in a raw HTTP/1.1 byte stream, split by their Content-Length (a cut answer is left out). */
+function httpAnswers(raw: string): { status: number; headers: string; body: string }[] {
+  const answers: { status: number; headers: string; body: string }[] = [];
+  let at = 0;
+  while (at < raw.length) {
+    const end = raw.indexOf("\r\n\r\n", at);
+    if (end < 0) break;
+    const head = raw.slice(at, end);
+    const length = Number(/^content-length: *(\d+)/im.exec(head)?.[1] ?? 0);
+    if (end + 4 + length > raw.length) break;
+    answers.push({
+      status: Number(head.slice(9, 12)),
+      headers: head,
+      body: raw.slice(end + 4, end + 4 + length),
+    });
+    at = end + 4 + length;
+  }
+  return answers;
+}
+
 describe("graceful shutdown (SIGTERM)", () => {
   let replay: ReplayServer;
   const dataDirs: string[] = [];
@@ -482,6 +504,85 @@ describe("graceful shutdown (SIGTERM)", () => {
       await server.kill("SIGKILL");
     }
   });
+
+  // Pipelining: the second request is sent before the first answer is back, on one connection.
+  // A billed second call that finishes with the first (both on the slowed provider), and a free one
+  // answered at once, before the signal (its answer waits behind the first's, written keep-alive).
+  for (const [name, second] of [
+    ["billed calls pipelined behind another during the drain are answered and charged once", QUOTE],
+    ["a connection whose pipelined answer was ready before the drain closes once both are out", RECIPES],
+  ] as const) {
+    test(name, async (t) => {
+      const GRACE_MS = 5000;
+      const dataDir = freshDir();
+      const server = await startQuarryProcess({ env: env(dataDir, GRACE_MS) });
+      const inspector = sqliteInspector(join(dataDir, "quarry.db"));
+      try {
+        const key = server.key!;
+        const port = Number(new URL(server.url).port);
+        const before = await inspector.totals();
+        replay.setFault("serpapi", { kind: "latency", ms: 1000 });
+        replay.requests.length = 0;
+        const raw = (call: { path: string; body: unknown }) => {
+          const body = JSON.stringify(call.body);
+          return (
+            `POST ${call.path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${key}\r\n` +
+            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+          );
+        };
+        const socket = connect(port, "127.0.0.1");
+        let received = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (chunk: string) => {
+          received += chunk;
+        });
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+        socket.on("error", () => undefined);
+        socket.write(raw(QUOTE) + raw(second));
+        const quotes = second === QUOTE ? 2 : 1;
+        await waitFor("the calls upstream", () => upstreamCalls() === quotes, 5000);
+        if (second === RECIPES) {
+          await waitFor("the free call upstream", () => replay.requests.some((r) => r.prefix === "themealdb"), 5000);
+          // Time for its answer to be made (and queued behind the first) before the drain begins.
+          await sleep(300);
+        }
+        const signalled = Date.now();
+        server.child.kill("SIGTERM");
+        // A third request once the drain has begun: refused before it runs, answered after the others.
+        if (second === QUOTE) {
+          await sleep(200);
+          socket.write(raw(QUOTE));
+        }
+        await closed;
+        const closedMs = Date.now() - signalled;
+        const exit = await server.exited;
+        assert.equal(exit.code, 0);
+        const answers = httpAnswers(received);
+        const statuses = answers.map((a) => a.status);
+        const after = await inspector.totals();
+        t.diagnostic(`statuses ${statuses.join(", ")}; charged ${after.used - before.used}; closed after ${closedMs} ms`);
+        assert.deepEqual(
+          statuses,
+          second === QUOTE ? [200, 200, 503] : [200, 200],
+          "the pipelined calls were answered, and the one sent after the signal refused",
+        );
+        assert.equal(after.used - before.used, quotes * QUOTE_CREDITS, "charged exactly the answered calls");
+        assert.equal(after.ledger, after.used);
+        assert.ok(closedMs < GRACE_MS - 1000, `the connection closed ${closedMs} ms after the signal, not at the grace`);
+        if (second === RECIPES)
+          assert.doesNotMatch(answers[1]!.headers, /^connection: close/im, "the free answer was made before the drain");
+        if (second === QUOTE) {
+          for (const answer of answers.slice(0, -1))
+            assert.doesNotMatch(answer.headers, /^connection: close/im, "an earlier answer kept the connection");
+          assert.match(answers.at(-1)!.headers, /^connection: close/im, "the last answer closed it");
+        }
+      } finally {
+        replay.setFault("serpapi", null);
+        await server.kill("SIGKILL");
+        await inspector.close();
+      }
+    });
+  }
 
   test("a call hung past the grace period does not hold the exit; its hold is released on restart", async (t) => {
     const GRACE_MS = 1000;
