@@ -4,8 +4,11 @@
  * actions with their charges. Runs on the embedded store, or PostgreSQL + Redis when their URLs are set.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { addMonths } from "../src/accounts/periods.ts";
+import { DEFAULT_FIXTURES_DIR } from "../src/replay/fixture-index.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { expectCommonFailures } from "./helpers/common-route-tests.ts";
 
@@ -285,6 +288,11 @@ describe("reference capabilities", () => {
     assert.equal(more.body.charged_credits, 0);
     const requested = h.replay.requests.filter((r) => r.path.startsWith("/deezer/search")).at(-1);
     assert.equal(requested?.query.index, "5");
+    // The recording holds items 0-24 of this search; the second page is its items 5-9.
+    const recorded = JSON.parse(readFileSync(join(DEFAULT_FIXTURES_DIR, "deezer", "search_simple.json"), "utf8"));
+    const titles = (items: { title: string }[]) => items.map((item) => item.title);
+    assert.deepEqual(titles(ex.body.results), titles(recorded.data.slice(0, 5)));
+    assert.deepEqual(titles(more.body.results), titles(recorded.data.slice(5, 10)));
     // A Deezer track's details ask GET /album/{id} for its release date; this track's album is not
     // recorded, so the call fails as a provider error, charged nothing (test/music-search.e2e.test.ts).
     const usedBefore = (await get("/v1/account")).body.credits.used;

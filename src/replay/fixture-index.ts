@@ -6,6 +6,9 @@
  * Matching inside a prefix: method, then path (exact, `{name}` template segment, or
  * `match_path_regex`), then query (subset semantics, see entryScore). Most matched params wins;
  * ties prefer an exact path, then exact values over placeholders, then file order.
+ *
+ * Offset paging: an entry with a `window` (see PageWindow) answers any page that lies inside the
+ * items it recorded, with just those items (pageBody); a page beyond them is not held (404).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -50,6 +53,31 @@ export interface FixtureEntry {
   body: Buffer;
   /** Set when the path is matched by pattern rather than exactly. */
   pathPattern?: RegExp;
+  /** Set when the recording answers pages inside the items it holds (offset paging). */
+  window?: LoadedWindow;
+}
+
+/**
+ * `window` in an index entry: the request params that give a page's offset and size, where the
+ * items are in the body and (optionally) where the provider's total count is. The recording holds
+ * items [o, o + n) for its own recorded offset o (the recorded query's offset param, else 0); a
+ * request for [offset, offset + limit) inside that range is answered with those items and every
+ * other field as recorded. When the recording reaches the total, pages past its end are held too
+ * (they are short or empty, as the provider's would be).
+ */
+export interface PageWindow {
+  offset: string;
+  limit: string;
+  items: string;
+  total?: string;
+}
+
+interface LoadedWindow extends PageWindow {
+  recordedOffset: number;
+  parsed: Record<string, unknown>;
+  list: readonly unknown[];
+  /** The recording holds every item from its offset to the provider's total. */
+  toTheEnd: boolean;
 }
 
 export interface FixtureMatch {
@@ -89,6 +117,7 @@ interface RawEntry {
   match_path_regex?: string;
   status: number;
   content_type?: string;
+  window?: PageWindow;
 }
 
 interface PrefixRoutes {
@@ -169,7 +198,64 @@ function parseRawEntry(value: unknown, where: string): RawEntry {
     match_path_regex: str("match_path_regex", true),
     status,
     content_type: str("content_type", true),
+    window: parseWindow(o.window, where),
   };
+}
+
+function parseWindow(value: unknown, where: string): PageWindow | undefined {
+  if (value === undefined) return undefined;
+  const w = stringRecord(value, where, "window") ?? {};
+  const need = (field: keyof PageWindow): string => {
+    const v = w[field];
+    if (v === undefined || v === "") fail(where, `window.${field} must be a non-empty string`);
+    return v;
+  };
+  const window: PageWindow = { offset: need("offset"), limit: need("limit"), items: need("items") };
+  if (w.total !== undefined) window.total = need("total");
+  return window;
+}
+
+function loadWindow(window: PageWindow, query: Record<string, string>, body: Buffer, where: string): LoadedWindow {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch (err) {
+    fail(where, `window needs a JSON body: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) fail(where, "window needs a JSON object body");
+  const record = parsed as Record<string, unknown>;
+  const list = record[window.items];
+  if (!Array.isArray(list)) fail(where, `window.items: the body has no list at "${window.items}"`);
+  const recordedOffset = query[window.offset] === undefined ? 0 : Number(query[window.offset]);
+  if (!Number.isSafeInteger(recordedOffset) || recordedOffset < 0) fail(where, "the recorded offset is not a count");
+  const total = window.total === undefined ? undefined : record[window.total];
+  const toTheEnd = typeof total === "number" && recordedOffset + list.length >= total;
+  return { ...window, recordedOffset, parsed: record, list, toTheEnd };
+}
+
+/** A request param read as a count; undefined when absent, NaN when not a count. */
+function countParam(query: ReadonlyMap<string, readonly string[]>, name: string): number | undefined {
+  const value = query.get(name)?.[0];
+  if (value === undefined) return undefined;
+  return /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/**
+ * The body that answers this request from `entry`: the recording itself, or for a windowed entry
+ * the page the request asks for (the recording again when the page is the one recorded). Undefined
+ * when the page lies outside what the recording holds.
+ */
+export function pageBody(entry: FixtureEntry, query: ReadonlyMap<string, readonly string[]>): Buffer | undefined {
+  const w = entry.window;
+  if (w === undefined) return entry.body;
+  const offset = countParam(query, w.offset) ?? 0;
+  const limit = countParam(query, w.limit) ?? w.list.length;
+  if (Number.isNaN(offset) || Number.isNaN(limit)) return undefined;
+  const start = offset - w.recordedOffset;
+  if (start < 0) return undefined;
+  if (start + limit > w.list.length && !w.toTheEnd) return undefined;
+  if (start === 0 && limit >= w.list.length) return entry.body;
+  return Buffer.from(JSON.stringify({ ...w.parsed, [w.items]: w.list.slice(start, start + limit) }));
 }
 
 function buildEntry(
@@ -208,7 +294,9 @@ function buildEntry(
     pathPattern = templatePattern(normalizePath(raw.url_path));
   }
   const prefix = prefixForFolder(folder);
+  const window = raw.window === undefined ? undefined : loadWindow(raw.window, query, body, where);
   return {
+    ...(window === undefined ? {} : { window }),
     id: `${folder}/${raw.case}`,
     folder,
     prefix,

@@ -70,6 +70,90 @@ test("query matching is by subset: extra params ignored, most matched params win
   assert.equal(partial.status, 404);
 });
 
+test("a windowed recording answers the pages inside the items it holds, and 404 past them", async (t) => {
+  const partial = '{"data":[{"n":0},{"n":1},{"n":2},{"n":3}],"total":10,"next":"as recorded"}';
+  const whole = '{"items":[{"n":5},{"n":6},{"n":7}],"count":8}';
+  const dir = tempFixtures(t, {
+    paged: {
+      index: [
+        {
+          case: "partial",
+          method: "GET",
+          url_path: "/search",
+          query: { q: "a" },
+          status: 200,
+          window: { offset: "index", limit: "limit", items: "data", total: "total" },
+        },
+        {
+          // Recorded at offset 5 and reaching the total: pages past its end are held (short or empty).
+          case: "whole",
+          method: "GET",
+          url_path: "/list",
+          query: { q: "b", offset: "5" },
+          match_query: { q: "b" },
+          status: 200,
+          window: { offset: "offset", limit: "limit", items: "items", total: "count" },
+        },
+      ],
+      files: { "partial.json": partial, "whole.json": whole },
+    },
+  });
+  const replay = await start(t, { fixturesDir: dir });
+  const json = async (path: string) => {
+    const res = await get(replay, path);
+    return { status: res.status, case: res.headers["x-replay-case"], body: JSON.parse(res.body.toString()) };
+  };
+  // The recorded page itself (no paging params, or exactly the recorded window): the file's bytes.
+  assert.ok((await get(replay, "/paged/search?q=a")).body.equals(Buffer.from(partial)));
+  assert.ok((await get(replay, "/paged/search?q=a&index=0&limit=4")).body.equals(Buffer.from(partial)));
+  // A page inside: those items, every other field as recorded, content-length of the page.
+  const inside = await get(replay, "/paged/search?q=a&index=1&limit=2");
+  assert.equal(inside.status, 200);
+  assert.equal(inside.headers["x-replay-case"], "paged/partial");
+  assert.equal(Number(inside.headers["content-length"]), inside.body.length);
+  assert.deepEqual(JSON.parse(inside.body.toString()), {
+    data: [{ n: 1 }, { n: 2 }],
+    total: 10,
+    next: "as recorded",
+  });
+  assert.deepEqual((await json("/paged/search?q=a&index=0&limit=2")).body.data, [{ n: 0 }, { n: 1 }]);
+  // Past the recorded items while the provider has more: not held.
+  const beyond = await json("/paged/search?q=a&index=3&limit=2");
+  assert.equal(beyond.status, 404);
+  assert.equal(beyond.body.error, "no recorded response for this page");
+  assert.equal(beyond.body.items_held, "0-3");
+  assert.equal((await json("/paged/search?q=a&index=4&limit=2")).status, 404);
+  // Not a count: not held either.
+  assert.equal((await json("/paged/search?q=a&index=x&limit=2")).status, 404);
+  assert.equal((await json("/paged/search?q=a&index=-1&limit=2")).status, 404);
+  // Recorded offset 5, reaching the total of 8.
+  assert.deepEqual((await json("/paged/list?q=b&offset=6&limit=1")).body, { items: [{ n: 6 }], count: 8 });
+  assert.deepEqual((await json("/paged/list?q=b&offset=7&limit=5")).body.items, [{ n: 7 }]);
+  assert.deepEqual((await json("/paged/list?q=b&offset=9&limit=5")).body.items, []);
+  assert.equal((await json("/paged/list?q=b&offset=4&limit=2")).status, 404, "before the recorded offset");
+  // The request log says no recording served a page that was not held.
+  assert.equal(replay.requests.at(-1)?.matched, null);
+  assert.equal(replay.requests.at(-2)?.matched, "paged/whole");
+});
+
+test("a window over a body without its list is refused when the index loads", (t) => {
+  const dir = tempFixtures(t, {
+    paged: {
+      index: [
+        {
+          case: "bad",
+          method: "GET",
+          url_path: "/search",
+          status: 200,
+          window: { offset: "index", limit: "limit", items: "data" },
+        },
+      ],
+      files: { "bad.json": '{"results":[]}' },
+    },
+  });
+  assert.throws(() => loadFixtureIndex(dir), /window\.items: the body has no list at "data"/);
+});
+
 test("match_query, match_path_regex, templates, specificity and first-wins ties", async (t) => {
   const dir = tempFixtures(t, {
     demo: {

@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { type FixtureEntry, type FixtureIndex, loadFixtureIndex } from "./fixture-index.ts";
+import { type FixtureEntry, type FixtureIndex, loadFixtureIndex, pageBody } from "./fixture-index.ts";
 
 /** An injected failure. `times` limits it to the next N requests it applies to, then it clears. */
 export type Fault = (
@@ -189,12 +189,20 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     res: ServerResponse,
     record: RecordedRequest,
     entry: FixtureEntry | undefined,
+    body: Buffer | undefined,
   ): void {
     if (entry === undefined) {
       sendJson(res, 404, { error: "no recorded response", method: record.method, path: record.path });
       return;
     }
-    send(res, entry.status, headersByEntry.get(entry)!, entry.body);
+    if (body === undefined) {
+      // A windowed recording asked for a page beyond the items it holds.
+      const held = `${entry.window!.recordedOffset}-${entry.window!.recordedOffset + entry.window!.list.length - 1}`;
+      sendJson(res, 404, { error: "no recorded response for this page", recording: entry.id, items_held: held });
+      return;
+    }
+    const headers = headersByEntry.get(entry)!;
+    send(res, entry.status, body === entry.body ? headers : { ...headers, "content-length": body.length }, body);
   }
 
   function streamOversized(res: ServerResponse, bytes: number, chunked: boolean): void {
@@ -226,12 +234,13 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     res: ServerResponse,
     record: RecordedRequest,
     entry: FixtureEntry | undefined,
+    page: Buffer | undefined,
   ): void {
     switch (fault.kind) {
       case "latency":
         later(fault.ms, () => {
-          record.matched = entry?.id ?? null;
-          answerNormally(res, record, entry);
+          record.matched = page === undefined ? null : (entry?.id ?? null);
+          answerNormally(res, record, entry, page);
         });
         return;
       case "hang":
@@ -245,9 +254,10 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
         return;
       }
       case "truncate": {
-        const body = entry?.body ?? jsonBody({ error: "no recorded response", path: record.path });
-        const headers = entry !== undefined ? headersByEntry.get(entry)! : { "content-type": JSON_TYPE };
-        res.writeHead(entry?.status ?? 200, { ...headers, "content-length": body.length });
+        const body = page ?? jsonBody({ error: "no recorded response", path: record.path });
+        const served = page === undefined ? undefined : entry;
+        const headers = served !== undefined ? headersByEntry.get(served)! : { "content-type": JSON_TYPE };
+        res.writeHead(served?.status ?? 200, { ...headers, "content-length": body.length });
         const half = body.subarray(0, Math.floor(body.length / 2));
         // Destroy only once the half is handed to the kernel, so the client sees a short body.
         res.write(half, () => req.socket.destroy());
@@ -294,6 +304,8 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     const prefix = index.resolvePrefix(segment);
     const method = req.method ?? "GET";
     const entry = prefix === undefined ? undefined : index.match(prefix, method, rest, query)?.entry;
+    // The recording's body, or the page of it this request asks for (undefined: a page not held).
+    const page = entry === undefined ? undefined : pageBody(entry, query);
 
     const firstValues: Record<string, string> = {};
     for (const [k, v] of query) firstValues[k] = v[0] ?? "";
@@ -306,14 +318,14 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
       rawQuery,
       headers: req.headers,
       body,
-      matched: fault === undefined ? (entry?.id ?? null) : null,
+      matched: fault === undefined && page !== undefined ? (entry?.id ?? null) : null,
       fault: fault?.kind ?? null,
       at: Date.now(),
     };
     log(record);
 
-    if (fault !== undefined) applyFault(fault, req, res, record, entry);
-    else answerNormally(res, record, entry);
+    if (fault !== undefined) applyFault(fault, req, res, record, entry, page);
+    else answerNormally(res, record, entry, page);
   }
 
   const server = createServer((req, res) => {
