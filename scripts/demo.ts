@@ -186,9 +186,9 @@ function titles(res: CallResult): string {
 
 /**
  * An example whose `more` really gives the next page here. Local paging first: its pages come from
- * the stored session. A provider-paged capability pages only as far as its recordings do, and a
- * recording made without an offset is served for every offset (the same page again), so the
- * second page is fetched and compared before the example is printed.
+ * the stored session. A provider-paged capability pages only as far as its recordings do (a
+ * windowed recording answers the pages inside the items it holds; one without a window is served
+ * for every page), so the second page is fetched and compared before the example is printed.
  */
 async function findPagedExample(demo: Demo): Promise<{ cap: AnyCapability; body: JsonObject } | null> {
   const caps = Object.values(registry).filter((cap) => cap.paging !== "single");
@@ -243,6 +243,14 @@ function printExamples(demo: Demo, paged: { cap: AnyCapability; body: JsonObject
       `SEARCH_ID=$(${curlPost(`${url}/v1/capabilities/${paged.cap.id}/execute`, key, body)} | ${pick("search_id")})`,
     );
     add(curlPost(`${url}/v1/follow-up`, key, `'{"search_id":"'"$SEARCH_ID"'","action":"more"}'`));
+  }
+  const updated = caps.find((c) => c.updateExample !== undefined && c.examples[0]);
+  if (updated) {
+    const body = sq(JSON.stringify(updated.examples[0]!.body));
+    const params = JSON.stringify(updated.updateExample!.params);
+    add(`# ${updated.id} update (params merged, paging reset, same search_id): ${updated.updateExample!.title}`);
+    add(`SEARCH_ID=$(${curlPost(`${url}/v1/capabilities/${updated.id}/execute`, key, body)} | ${pick("search_id")})`);
+    add(curlPost(`${url}/v1/follow-up`, key, `'{"search_id":"'"$SEARCH_ID"'","action":"update","params":${params}}'`));
   }
   const detailed = caps.find((c) => c.recordActions.some((a) => a.name === "details") && c.examples[0]);
   if (detailed) {
@@ -433,19 +441,15 @@ async function runCheck(demo: Demo): Promise<boolean> {
       const searchId = String(paged.body.search_id);
       const firstPage = paged;
       const next = await call(demo, "POST", "/v1/follow-up", { search_id: searchId, action: "more" });
-      if (next.status === 200 && titles(next) === titles(firstPage) && cap.paging !== "local") {
-        // Not a fault of the service: the recording holds one page, served for every offset.
-        console.log(`--    ${cap.id} follow-up more  skipped: the recordings hold only the first page (served again for any offset)`);
-      } else {
-        await checker.run(
-          `POST ${cap.id} follow-up more`,
-          async () => next,
-          (res) => ({
-            ok: asArray(res.body.results).length > 0 && titles(res) !== titles(firstPage),
-            note: `next page: ${results(res)}, ${charge(res)}`,
-          }),
-        );
-      }
+      // Offset-paged recordings answer the pages inside what they hold (fixture-index.ts, PageWindow).
+      await checker.run(
+        `POST ${cap.id} follow-up more`,
+        async () => next,
+        (res) => ({
+          ok: asArray(res.body.results).length > 0 && titles(res) !== titles(firstPage),
+          note: `next page: ${results(res)}, ${charge(res)}`,
+        }),
+      );
     } else {
       const why = cap.paging === "single" ? "single-result capability" : "no example answer has more results";
       console.log(`--    ${cap.id} follow-up more  skipped: ${why}`);
@@ -465,6 +469,25 @@ async function runCheck(demo: Demo): Promise<boolean> {
       );
     } else {
       console.log(`--    ${cap.id} record action  skipped: the capability has no record actions`);
+    }
+
+    // Last: an update re-runs the search under the same id and resets its paging.
+    const update = cap.updateExample;
+    if (cap.offersUpdate && update !== undefined) {
+      const searchId = String(executed.body.search_id);
+      await checker.run(
+        `POST ${cap.id} follow-up update`,
+        () => call(demo, "POST", "/v1/follow-up", { search_id: searchId, action: "update", params: update.params }),
+        (res) => ({
+          ok: res.body.search_id === searchId && asArray(res.body.results).length > 0,
+          note: `${results(res)} for params ${JSON.stringify(update.params)}, same search_id, ${charge(res)}`,
+        }),
+      );
+    } else if (cap.offersUpdate) {
+      checker.failed += 1;
+      console.log(`FAIL  ${cap.id}  offers update but has no updateExample`);
+    } else {
+      console.log(`--    ${cap.id} follow-up update  skipped: not offered`);
     }
   }
 

@@ -1,6 +1,7 @@
 /**
  * The offline demo works as a newcomer would run it: `scripts/demo.ts --check` on a free port
- * answers every registered capability (and its follow-ups) from recorded data and exits 0.
+ * answers every registered capability and its follow-ups (`more` where recordings page, record
+ * actions, `update` wherever offered) from recorded data and exits 0.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -27,8 +28,11 @@ test("npm run demo -- --check answers every capability from recorded data and ex
   });
 
   assert.equal(code, 0, `demo --check failed:\n${output}`);
-  for (const id of Object.keys(registry)) {
+  for (const [id, cap] of Object.entries(registry)) {
     assert.ok(output.includes(`${id} execute`), `the check output names ${id}:\n${output}`);
+    assert.equal(cap.updateExample !== undefined, cap.offersUpdate, `${id}: an update example exactly when update is offered`);
+    if (cap.offersUpdate) assert.match(output, new RegExp(`^ok +POST ${id.replace(".", "\\.")} follow-up update`, "m"));
+    if (cap.paging === "offset") assert.match(output, new RegExp(`^ok +POST ${id.replace(".", "\\.")} follow-up more`, "m"));
   }
   assert.match(output, /recorded/i);
   assert.match(output, /^Quarry demo running at http:\/\/127\.0\.0\.1:\d+$/m);

@@ -132,4 +132,9 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   runAction?(ctx: CapabilityContext, action: string, record: StoredRecordView): Promise<ActionResult>;
   /** Valid example bodies for inspect (the demo's recorded data answers them). */
   examples: { title: string; body: JsonObject }[];
+  /**
+   * Params of a follow-up `update` of `examples[0]`'s search that the demo's recorded data answers
+   * (the demo and its check use it). Present exactly when `offersUpdate` (a registry test checks).
+   */
+  updateExample?: { title: string; params: JsonObject };
 }

@@ -143,4 +143,5 @@ export const academicSearch: Capability<AcademicQuery> = {
       },
     },
   ],
+  updateExample: { title: "The same works, most cited first", params: { sort: "cited" } },
 };

@@ -83,4 +83,5 @@ export const marketsQuote: Capability<MarketsQuoteQuery> = {
       body: { symbol: "GOOGL:NASDAQ", window: "1D", language: "en" },
     },
   ],
+  updateExample: { title: "English labels, one-day window", params: { window: "1D", language: "en" } },
 };

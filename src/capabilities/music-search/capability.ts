@@ -175,4 +175,5 @@ export const musicSearch: Capability<MusicQuery> = {
     { title: "Tracks called Soliloquy", body: { query: "Soliloquy" } },
     { title: "The artist YOASOBI", body: { query: "YOASOBI", kind: "artist" } },
   ],
+  updateExample: { title: "Daft Punk as an artist instead of albums", params: { kind: "artist" } },
 };

@@ -136,4 +136,5 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
     { title: "A recipe by name", body: { query: "Salmon Prawn Risotto" } },
     { title: "Seafood recipes, 20 a page", body: { category: "Seafood", num: 20 } },
   ],
+  updateExample: { title: "Seafood recipes instead (the selector is replaced)", params: { category: "Seafood" } },
 };
