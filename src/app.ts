@@ -11,6 +11,7 @@ import { API_VERSION, type Config } from "./config.ts";
 import { ApiError, type CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
+import { closeAfterLatest, type Connections, trackConnections } from "./http/connections.ts";
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
@@ -63,6 +64,8 @@ export interface Services {
 declare module "fastify" {
   interface FastifyInstance {
     services: Services;
+    /** Each connection's latest answer; the graceful drain (http/connections.ts). */
+    connections: Connections;
   }
 }
 
@@ -125,6 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: { requireHostHeader: false },
   });
   app.decorate("services", services);
+  const connections = trackConnections(app.server);
+  app.decorate("connections", connections);
   // REST bodies go through Quarry's own JSON parser (JSON.parse's message, refused keys at their pointers).
   app.removeContentTypeParser("application/json");
   // Fastify reads text/plain as a string by default; REST bodies are JSON only (400 as for any other type).
@@ -138,11 +143,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // HTTP/1.1 requires Host (RFC 9112 3.2); HTTP/1.0 may omit it.
     if (request.headers.host === undefined && request.raw.httpVersionMinor === 1) {
       const message = "The Host header is required in HTTP/1.1.";
-      reply.header("connection", "close");
+      // Closed after this answer, or after those of requests already pipelined behind it.
+      closeAfterLatest(request.raw.socket);
       done(new ApiError("invalid_request", message, { violations: [{ path: "", message }] }));
       return;
     }
     done();
+  });
+  // While draining, the answer to a connection's latest request closes it (http/connections.ts).
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    if (connections.closesAfter(reply.raw)) reply.header("connection", "close");
+    done(null, payload);
   });
   app.addHook("onResponse", (request, reply, done) => {
     const level = (request.log as { level?: string }).level;

@@ -6,7 +6,6 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
-import { installDrain } from "./http/drain.ts";
 import {
   type LimiterLogger,
   MemoryRateLimiter,
@@ -106,9 +105,6 @@ async function serve(
   const released = await store.releaseReservationsOlderThan(store.kind === "sqlite" ? 0 : STALE_RESERVATION_MS);
   if (released > 0) app.log.warn({ released }, "released reservations left by an earlier crash");
 
-  // While draining, each connection closes after its latest answer, never before (http/drain.ts).
-  const drain = installDrain(app);
-
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -146,7 +142,8 @@ async function serve(
   const stop = () => {
     stopping ??= (async () => {
       clearInterval(sweep);
-      drain.begin();
+      // Each connection closes after its latest answer, never before (http/connections.ts).
+      app.connections.drain();
       // Drain in-flight requests within the grace period, then close connections regardless.
       const graceOver = new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

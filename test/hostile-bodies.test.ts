@@ -168,6 +168,27 @@ describe("bytes Node's HTTP parser refuses", () => {
     assert.equal(text.includes(key), false);
   });
 
+  test("calls pipelined before garbage are all answered and charged once; the connection then closes", async () => {
+    const { key } = await h.account("pro");
+    const used = async () => (await h.call("GET", "/v1/account", { key })).body.credits.used as number;
+    const before = await used();
+    const body = JSON.stringify({ symbol: "GOOGL:NASDAQ" });
+    const quote =
+      `POST /v1/capabilities/markets.quote/execute HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    // Both calls are on their provider when the garbage is read.
+    h.replay.setFault("serpapi", { kind: "latency", ms: 300, times: 2 });
+    const answers = responses(await rawExchange(h.url, quote + quote + "GARBAGE\r\n\r\n"));
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [200, 200],
+      "both calls answered (the garbage gets none: its 400 would follow a closing answer)",
+    );
+    assert.notEqual(answers[0]!.headers.connection, "close");
+    assert.equal(answers[1]!.headers.connection, "close");
+    assert.equal((await used()) - before, 8, "charged once for each answered call");
+  });
+
   test("a request answered before garbage on its connection keeps its answer; the connection then closes", async () => {
     const { key } = await h.account("free");
     const raw =

@@ -3,10 +3,10 @@
  * (malformed JSON, wrong content type, oversized body) are 400 invalid_request, never 500, except
  * on a route that does not exist: that is 404 not_found whatever the body.
  */
-import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ClientGone } from "../errors.ts";
+import { closeAfterLatest, pendingLatest } from "./connections.ts";
 import { BODY_HINT } from "./json-body.ts";
 
 // Malformed and empty JSON bodies are refused by Quarry's own parser (json-body.ts), not here.
@@ -94,15 +94,16 @@ const PARSER_ERRORS: Record<string, string> = {
  * that is not HTTP, Content-Length beside chunked encoding, headers over the size limit, a client too
  * slow): no request exists, so Fastify's handlers never run. The answer is still the envelope,
  * `400 invalid_request` with a request id (also in `X-Request-Id`), and the connection closes. The
- * message names the parser's error code, never the bytes sent (they may hold a key). When a response
- * to an earlier request on the connection is still being made, that response is let finish and the
- * connection closes after it instead (writing ours first would garble both).
+ * message names the parser's error code, never the bytes sent (they may hold a key). When answers to
+ * earlier requests on the connection are still being made, they are let finish and the connection
+ * closes after the last of them instead (writing ours first would garble them; closing after the
+ * first would lose the others, charged already: http/connections.ts).
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket, requestId: string): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
-  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (pending && !pending.writableEnded) {
-    pending.shouldKeepAlive = false;
+  // Answers still to be written (pipelined requests): they all go out, then the connection closes.
+  if (pendingLatest(socket) !== undefined) {
+    closeAfterLatest(socket);
     return;
   }
   if (!socket.writable) {

@@ -1,0 +1,76 @@
+/**
+ * Closing a connection without losing an answer that is still queued on it.
+ *
+ * A client that pipelines sends a request before the previous answer is back. Node runs them all,
+ * queues their answers and writes them in request order; an answer that closes the connection
+ * (`Connection: close`) makes Node discard every answer queued behind it, although those calls ran
+ * and were charged. Two things close connections on purpose: the graceful drain (keep-alive
+ * sockets must not hold the exit) and a parser error after earlier requests (bytes that are not
+ * HTTP: nothing more can be read). Both now close a connection only after the answer to its latest
+ * request, the one Node writes last:
+ * - that answer carries `Connection: close` when its headers are not made yet (the drain's onSend
+ *   hook; `closeAfterLatest` sets it on a response still being made);
+ * - once it has been written, the socket is ended in any case: an answer made keep-alive earlier
+ *   can be the last one out, and some answers run no Fastify hook (MCP's hijacked replies; router
+ *   refusals such as a bad percent-encoding, answered outside any route).
+ * A request that arrives during the drain is refused by Fastify with 503 before it runs.
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+
+const LATEST = Symbol("quarry.latestResponse");
+const CLOSING = Symbol("quarry.closeAfterLatest");
+
+type TrackedSocket = Socket & { [LATEST]?: ServerResponse; [CLOSING]?: true };
+
+export interface Connections {
+  /** The graceful drain: from now on every connection closes after the answer to its latest request. */
+  drain(): void;
+  /** True while draining and `res` answers its connection's latest request (it may close it). */
+  closesAfter(res: ServerResponse): boolean;
+}
+
+/** Track each connection's latest response (before Fastify sees the request) and end sockets on time. */
+export function trackConnections(server: Server): Connections {
+  let draining = false;
+  // One shared listener, `this` being the response: no closure per request.
+  function onFinish(this: ServerResponse): void {
+    const socket = this.req.socket as TrackedSocket;
+    if ((draining || socket[CLOSING]) && socket[LATEST] === this && !socket.destroyed && !socket.writableEnded)
+      socket.destroySoon();
+  }
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    (req.socket as TrackedSocket)[LATEST] = res;
+    res.on("finish", onFinish);
+  });
+  return {
+    drain() {
+      draining = true;
+    },
+    closesAfter(res) {
+      return draining && (res.req.socket as TrackedSocket)[LATEST] === res;
+    },
+  };
+}
+
+/**
+ * The response of the connection's latest request while it is still being made or waiting to be
+ * written, else undefined (nothing is pending on the connection, or it is not tracked).
+ */
+export function pendingLatest(socket: Socket): ServerResponse | undefined {
+  const latest = (socket as TrackedSocket)[LATEST];
+  return latest !== undefined && !latest.writableFinished ? latest : undefined;
+}
+
+/**
+ * Close the connection once the answer to its latest request so far has been written (call it while
+ * an answer on it is pending: see pendingLatest). Requests pipelined behind the current one are
+ * still answered; nothing after them is read.
+ */
+export function closeAfterLatest(socket: Socket): void {
+  const tracked = socket as TrackedSocket;
+  tracked[CLOSING] = true;
+  const latest = tracked[LATEST];
+  // Headers not made yet: the answer itself says so, and Node ends the socket after it.
+  if (latest !== undefined && !latest.headersSent) latest.shouldKeepAlive = false;
+}
