@@ -609,6 +609,44 @@ describe("graceful shutdown (SIGTERM)", () => {
     });
   }
 
+  test("drain: a call refused before its body was read closes its connection once the body is in", async (t) => {
+    const GRACE_MS = 5000;
+    const server = await startQuarryProcess({ env: env(freshDir(), GRACE_MS) });
+    try {
+      const port = Number(new URL(server.url).port);
+      const body = JSON.stringify(QUOTE.body);
+      const socket = connect(port, "127.0.0.1");
+      let received = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (chunk: string) => {
+        received += chunk;
+      });
+      const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+      socket.on("error", () => undefined);
+      // A wrong key is refused (401) from the headers alone, before the body is read.
+      socket.write(
+        `POST ${QUOTE.path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer qk_live_${"x".repeat(32)}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      await waitFor("the 401", () => httpAnswers(received).length === 1, 5000);
+      const signalled = Date.now();
+      server.child.kill("SIGTERM");
+      await sleep(300);
+      socket.write(body.slice(5));
+      await closed;
+      const closedMs = Date.now() - signalled;
+      t.diagnostic(`closed ${closedMs} ms after the signal`);
+      assert.deepEqual(
+        httpAnswers(received).map((a) => a.status),
+        [401],
+      );
+      assert.ok(closedMs < GRACE_MS - 1000, `the connection closed ${closedMs} ms after the signal, not at the grace`);
+      assert.equal((await server.exited).code, 0);
+    } finally {
+      await server.kill("SIGKILL");
+    }
+  });
+
   test("a call hung past the grace period does not hold the exit; its hold is released on restart", async (t) => {
     const GRACE_MS = 1000;
     const dataDir = freshDir();

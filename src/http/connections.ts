@@ -12,7 +12,8 @@
  *   hook; `closeAfterLatest` sets it on a response still being made);
  * - once it has been written, the socket is ended in any case: an answer made keep-alive earlier
  *   can be the last one out, and some answers run no Fastify hook (MCP's hijacked replies; router
- *   refusals such as a bad percent-encoding, answered outside any route).
+ *   refusals such as a bad percent-encoding, answered outside any route). An answer made before
+ *   its request's body was read (a 401 from the headers) ends it once the body is in.
  * A request that arrives during the drain is refused by Fastify with 503 before it runs.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
@@ -33,11 +34,18 @@ export interface Connections {
 /** Track each connection's latest response (before Fastify sees the request) and end sockets on time. */
 export function trackConnections(server: Server): Connections {
   let draining = false;
+  const endIfClosing = (socket: TrackedSocket, res: ServerResponse): void => {
+    if ((draining || socket[CLOSING]) && socket[LATEST] === res && !socket.destroyed && !socket.writableEnded)
+      socket.destroySoon();
+  };
   // One shared listener, `this` being the response: no closure per request.
   function onFinish(this: ServerResponse): void {
     const socket = this.req.socket as TrackedSocket;
-    if ((draining || socket[CLOSING]) && socket[LATEST] === this && !socket.destroyed && !socket.writableEnded)
-      socket.destroySoon();
+    if (socket[LATEST] !== this) return;
+    // Answered before its body was read (a 401 or 429 from the hooks): Node reads and drops the
+    // rest, so the connection is busy until it ends; only then may it close (rare: a closure here).
+    if (!this.req.complete) this.req.once("end", () => endIfClosing(socket, this));
+    else endIfClosing(socket, this);
   }
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     (req.socket as TrackedSocket)[LATEST] = res;
