@@ -4,7 +4,8 @@
  * Tests, the offline demo and the benchmarks point every provider base URL at it (replay-env.ts).
  *
  * Bodies are loaded once at start and served from memory: benchmarks run through this server,
- * so the request path does no file I/O and allocates little.
+ * so the request path does no file I/O and allocates little. A recording with a `window` answers
+ * the offset pages inside the items it holds with just those items (fixture-index.ts pageBody).
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
