@@ -5,9 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { Ajv } from "ajv";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { addMonths } from "../src/accounts/periods.ts";
+import { registry } from "../src/capabilities/registry.ts";
 import { DEFAULT_FIXTURES_DIR } from "../src/replay/fixture-index.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { expectCommonFailures } from "./helpers/common-route-tests.ts";
@@ -126,6 +128,34 @@ describe("catalog, inspect, account, guide", () => {
       assert.equal(res.body.execute.body_schema.additionalProperties, false);
       assert.ok(res.body.examples.length > 0);
     }
+  });
+
+  test("inspect's update params_schema admits what update accepts: the update example, and null for an optional field", async () => {
+    const ajv = new Ajv({ strict: false });
+    // Its own key: the suite's shared one keeps to its 60 calls a minute.
+    const own = (await h.account("free")).key;
+    for (const cap of Object.values(registry)) {
+      const res = await get(`/v1/capabilities/${cap.id}`, own);
+      const schema = res.body.follow_ups.find((f: { action: string }) => f.action === "update")?.params_schema;
+      assert.equal(schema !== undefined, cap.offersUpdate, cap.id);
+      if (!schema) continue;
+      const valid = ajv.compile(schema);
+      assert.ok(valid(cap.updateExample!.params), `${cap.id}: ${JSON.stringify(valid.errors)}`);
+      const required = new Set(cap.schema.required ?? []);
+      const optional = Object.keys(cap.schema.properties).find((k) => !required.has(k))!;
+      assert.ok(valid({ [optional]: null }), `${cap.id}: null for ${optional}`);
+      for (const name of required) assert.equal(valid({ [name]: null }), false, `${cap.id}: null for required ${name}`);
+    }
+    // What the schema says, the service does: null removes the field and its default applies again.
+    const ex = await post("/v1/capabilities/academic.search/execute", { query: "state of open access", to_year: 2020 }, own);
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    const first = h.replay.requests.filter((r) => r.path.startsWith("/openalex/works")).at(-1);
+    assert.match(first?.query.filter ?? "", /to_publication_date:2020-12-31/);
+    const updated = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { to_year: null } }, own);
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    const sent = h.replay.requests.filter((r) => r.path.startsWith("/openalex/works")).at(-1);
+    assert.notEqual(sent, first);
+    assert.doesNotMatch(sent?.query.filter ?? "", /to_publication_date/);
   });
 
   test("inspect of an unknown capability is 404 capability_unknown", async () => {

@@ -20,8 +20,16 @@ const PAGING_MORE: Record<string, string> = {
 /** The request schema with nothing required: what `update` params may hold. */
 export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
   const clone = JSON.parse(JSON.stringify(cap.schema)) as JsonObject;
+  const required = new Set(Array.isArray(clone.required) ? (clone.required as string[]) : []);
   delete clone.required;
-  clone.description = "Any subset of the request fields; merged into the stored query, paging reset.";
+  // `null` removes an optional field from the stored query (its default applies again); a required
+  // field can be replaced, not removed.
+  const properties = clone.properties as Record<string, JsonObject>;
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!required.has(name)) properties[name] = { anyOf: [schema, { type: "null" }] };
+  }
+  clone.description =
+    "Any subset of the request fields; merged into the stored query, paging reset. null removes an optional field (its default applies).";
   return clone;
 }
 

@@ -154,6 +154,8 @@ function filler(s: JsonSchema): string {
 
 /** min−1, min, max, max+1 (and non-integers, huge magnitudes) for numbers; the same for lengths. */
 function boundaries(s: JsonSchema): unknown[] {
+  // A union (an update param that may also be null): each branch's boundaries.
+  if (Array.isArray(s.anyOf)) return s.anyOf.flatMap((b) => (isRecord(b) ? boundaries(b as JsonSchema) : []));
   const out: unknown[] = [];
   const n = (k: string) => (typeof s[k] === "number" ? (s[k] as number) : undefined);
   const ts = typesOf(s);
@@ -186,6 +188,15 @@ function boundaries(s: JsonSchema): unknown[] {
   return out;
 }
 
+/** Whether some value the schema admits is a string (near misses are edits of such strings). */
+function admitsString(s: JsonSchema): boolean {
+  if (Array.isArray(s.anyOf)) return s.anyOf.some((b) => isRecord(b) && admitsString(b as JsonSchema));
+  if (Array.isArray(s.enum)) return s.enum.some((v) => typeof v === "string");
+  if (Object.hasOwn(s, "const")) return typeof s.const === "string";
+  const ts = typesOf(s);
+  return ts.length === 0 || ts.includes("string");
+}
+
 /** A value of the right type that is just outside an enum, const or pattern. */
 function nearMiss(s: JsonSchema, resolve: Resolver): fc.Arbitrary<unknown> | null {
   const hasShape =
@@ -193,7 +204,8 @@ function nearMiss(s: JsonSchema, resolve: Resolver): fc.Arbitrary<unknown> | nul
     Array.isArray(s.anyOf) ||
     typeof s.pattern === "string" ||
     Object.hasOwn(s, "const");
-  if (!hasShape) return null;
+  // Without a string among its values there is nothing to edit (and filtering for one would spin).
+  if (!hasShape || !admitsString(s)) return null;
   return fc
     .tuple(
       validValue(s, resolve).filter((v): v is string => typeof v === "string"),
