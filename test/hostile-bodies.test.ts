@@ -201,6 +201,20 @@ describe("bytes Node's HTTP parser refuses", () => {
   });
 });
 
+test("a URL the router refuses (bad percent-encoding, an over-long segment) is a 400 whose hint is about the URL", async () => {
+  const { key } = await h.account("free");
+  for (const [path, message] of [
+    ["/v1/capabilities/%zz", /bad percent-encoding/],
+    [`/v1/capabilities/${"a".repeat(3000)}`, /path segment is too long/],
+  ] as const) {
+    const res = await h.call("GET", path, { key });
+    assert.equal(res.status, 400, path.slice(0, 40));
+    assert.equal(res.body.error.code, "invalid_request");
+    assert.match(res.body.error.message, message);
+    assert.match(res.body.error.hint, /Check the URL/);
+  }
+});
+
 test("a body with a Content-Encoding is refused whatever its bytes; identity is accepted", async () => {
   const { key } = await h.account("free");
   const json = JSON.stringify({ query: "Daft Punk", kind: "album", num: 5 });

@@ -20,6 +20,10 @@ const CLIENT_ERRORS: Record<string, string> = {
   FST_ERR_ASYNC_CONSTRAINT: "The request could not be routed.",
 };
 
+/** Refusals of the URL, not the body: their hint points at the routes. */
+const URL_ERRORS = new Set(["FST_ERR_BAD_URL", "FST_ERR_MAX_PARAM_LENGTH", "FST_ERR_ASYNC_CONSTRAINT"]);
+const URL_HINT = "Check the URL: GET /v1/openapi.public.json lists every route, and capability ids come from GET /v1/catalog.";
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const fe = error as Partial<FastifyError> & { name?: string };
@@ -27,7 +31,7 @@ export function toApiError(error: unknown): ApiError {
   if (known || (fe.statusCode !== undefined && fe.statusCode >= 400 && fe.statusCode < 500) || fe.name === "SyntaxError") {
     return new ApiError("invalid_request", known ?? fe.message ?? "The request is not valid.", {
       violations: [{ path: "", message: known ?? fe.message ?? "not valid" }],
-      hint: BODY_HINT,
+      hint: fe.code !== undefined && URL_ERRORS.has(fe.code) ? URL_HINT : BODY_HINT,
     });
   }
   return new ApiError("internal_error", "Something went wrong inside Quarry; nothing was charged.", {
