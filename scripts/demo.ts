@@ -153,7 +153,11 @@ function printHeader(demo: Demo): void {
   );
   console.log(`  (The replay upstream at ${replay.url} serves them; provider keys are placeholders.)`);
   console.log(
-    "  Only the example bodies shown by inspect are sure to have recordings; others answer provider_error.",
+    [
+      "  Recorded: the example bodies shown by inspect and the follow-ups `--check` runs (a next page,",
+      "  details of the first result, the update example). Other queries, pages past the recorded items",
+      "  and details of most records have no recording and answer 502 provider_error.",
+    ].join("\n"),
   );
   console.log("");
   console.log(
