@@ -278,6 +278,20 @@ function printExamples(demo: Demo, paged: { cap: AnyCapability; body: JsonObject
   add("# MCP (Streamable HTTP, stateless), two ways to pass the key:");
   add(`#   ${url}/mcp            with header  Authorization: Bearer ${key}`);
   add(`#   ${url}/mcp/k/${key}   (for hosts that cannot set headers; the URL is a secret)`);
+  const mcpFirst = caps.find((c) => c.examples[0]);
+  if (mcpFirst) {
+    const call = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "execute", arguments: { capability: mcpFirst.id, params: mcpFirst.examples[0]!.body } },
+    };
+    add(`# An MCP tool call by hand (${mcpFirst.id} through the execute tool; tools/list names every tool):`);
+    add(
+      `curl -s -X POST ${url}/mcp -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' ` +
+        `-H 'Accept: application/json, text/event-stream' -d ${sq(JSON.stringify(call))}`,
+    );
+  }
   add("");
   add("Press Ctrl+C to stop.");
   console.log(lines.join("\n"));
