@@ -5,12 +5,12 @@
  * REST and MCP, and charges nothing.
  */
 import assert from "node:assert/strict";
-import { connect } from "node:net";
 import { gzipSync } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import { MAX_VIOLATIONS } from "../src/errors.ts";
 import { MAX_BODY_DEPTH } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
+import { openRaw, splitAnswers } from "./helpers/raw-http.ts";
 
 let h: Harness;
 before(async () => {
@@ -94,20 +94,19 @@ describe("bodies nested deeper than the limit", () => {
   });
 });
 
-/** Send `raw` on a new connection and read until the server closes it. */
-function rawExchange(url: string, raw: string): Promise<string> {
+/** Send `raw` on a new connection and read until the server closes it (at most 5 s). */
+async function rawExchange(url: string, raw: string): Promise<string> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(raw));
-    let text = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => {
-      text += chunk;
-    });
-    socket.on("end", () => resolve(text));
-    socket.on("error", reject);
-    socket.setTimeout(5000, () => socket.destroy(new Error(`no close after: ${JSON.stringify(text)}`)));
+  const { socket, received, closed } = openRaw(Number(port), hostname);
+  socket.write(raw);
+  let timedOut = false;
+  socket.setTimeout(5000, () => {
+    timedOut = true;
+    socket.destroy();
   });
+  await closed;
+  if (timedOut) throw new Error(`no close after: ${JSON.stringify(received())}`);
+  return received();
 }
 
 interface RawResponse {
@@ -118,21 +117,11 @@ interface RawResponse {
   body: any;
 }
 
-/** Status, headers and JSON body of each response in `text`. */
+/** Status, headers and JSON body of each response in `text`; nothing else may follow them. */
 function responses(text: string): RawResponse[] {
-  const out: RawResponse[] = [];
-  let rest = text;
-  while (rest.startsWith("HTTP/1.1 ")) {
-    const end = rest.indexOf("\r\n\r\n");
-    const [statusLine, ...lines] = rest.slice(0, end).split("\r\n");
-    const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
-    const length = Number(headers["content-length"]);
-    const body = rest.slice(end + 4, end + 4 + length);
-    out.push({ status: Number(statusLine!.split(" ")[1]), headers, body: JSON.parse(body) });
-    rest = rest.slice(end + 4 + length);
-  }
+  const { answers, rest } = splitAnswers(text);
   assert.equal(rest, "", `unparsed: ${JSON.stringify(rest)}`);
-  return out;
+  return answers.map((a) => ({ status: a.status, headers: a.headers, body: JSON.parse(a.body) }));
 }
 
 describe("bytes Node's HTTP parser refuses", () => {
