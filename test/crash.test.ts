@@ -614,6 +614,54 @@ describe("graceful shutdown (SIGTERM)", () => {
     }
   });
 
+  test("drain: an MCP tool call in flight at the signal is answered, charged once, and says it closes", async (t) => {
+    const GRACE_MS = 5000;
+    const dataDir = freshDir();
+    const server = await startQuarryProcess({ env: env(dataDir, GRACE_MS) });
+    const inspector = sqliteInspector(join(dataDir, "quarry.db"));
+    try {
+      const port = Number(new URL(server.url).port);
+      const before = await inspector.totals();
+      replay.setFault("serpapi", { kind: "latency", ms: 1000 });
+      replay.requests.length = 0;
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "execute", arguments: { capability: "markets.quote", params: QUOTE.body } },
+      });
+      const { socket, received, closed } = openRaw(port);
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: Bearer ${server.key!}\r\n` +
+          `content-type: application/json\r\naccept: application/json, text/event-stream\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      await waitFor("the tool call upstream", () => upstreamCalls() === 1, 5000);
+      const signalled = Date.now();
+      server.child.kill("SIGTERM");
+      await closed;
+      const closedMs = Date.now() - signalled;
+      assert.equal((await server.exited).code, 0);
+      const { answers } = splitAnswers(received());
+      const after = await inspector.totals();
+      t.diagnostic(`closed ${closedMs} ms after the signal; connection: ${answers[0]?.headers.connection}`);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200],
+      );
+      // The SDK writes the head itself (the reply is hijacked): the drain must still reach it, or
+      // a client would send its next request on a connection that is about to close.
+      assert.equal(answers[0]!.headers.connection, "close");
+      assert.equal(after.used - before.used, QUOTE_CREDITS);
+      assert.equal(after.ledger, after.used);
+      assert.ok(closedMs < GRACE_MS - 1000, `the connection closed ${closedMs} ms after the signal, not at the grace`);
+    } finally {
+      replay.setFault("serpapi", null);
+      await server.kill("SIGKILL");
+      await inspector.close();
+    }
+  });
+
   test("a call hung past the grace period does not hold the exit; its hold is released on restart", async (t) => {
     const GRACE_MS = 1000;
     const dataDir = freshDir();

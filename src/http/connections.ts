@@ -9,14 +9,15 @@
  * HTTP: nothing more can be read). Both now close a connection only after the answer to its latest
  * request, the one Node writes last:
  * - that answer carries `Connection: close` when its headers are not made yet (the drain's onSend
- *   hook; `closeAfterLatest` sets it on a response still being made);
+ *   hook; `hijacked` for MCP's replies, whose head the SDK writes; `closeAfterLatest` sets it on a
+ *   response still being made);
  * - once it has been written, the socket is ended in any case: an answer made keep-alive earlier
  *   can be the last one out, and some answers run no Fastify hook (MCP's hijacked replies; router
  *   refusals such as a bad percent-encoding, answered outside any route). An answer made before
  *   its request's body was read (a 401 from the headers) ends it once the body is in.
  * A request that arrives during the drain is refused by Fastify with 503 before it runs.
  */
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { type IncomingMessage, type Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 
 const LATEST = Symbol("quarry.latestResponse");
@@ -29,6 +30,12 @@ export interface Connections {
   drain(): void;
   /** True while draining and `res` answers its connection's latest request (it may close it). */
   closesAfter(res: ServerResponse): boolean;
+  /**
+   * `res` is answered outside Fastify (a hijacked reply): its head, whenever written, says
+   * `Connection: close` as the onSend hook's would, so the client does not reuse a connection that
+   * is about to close.
+   */
+  hijacked(res: ServerResponse): void;
 }
 
 /** Track each connection's latest response (before Fastify sees the request) and end sockets on time. */
@@ -47,6 +54,13 @@ export function trackConnections(server: Server): Connections {
     if (!this.req.complete) this.req.once("end", () => endIfClosing(socket, this));
     else endIfClosing(socket, this);
   }
+  const closesAfter = (res: ServerResponse): boolean =>
+    draining && (res.req.socket as TrackedSocket)[LATEST] === res;
+  // Shared by every hijacked response (`this`); Node's implicit head (first write) comes here too.
+  function writeHeadClosing(this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (!this.headersSent && closesAfter(this)) this.setHeader("connection", "close");
+    return ServerResponse.prototype.writeHead.apply(this, args);
+  }
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     (req.socket as TrackedSocket)[LATEST] = res;
     res.on("finish", onFinish);
@@ -55,8 +69,9 @@ export function trackConnections(server: Server): Connections {
     drain() {
       draining = true;
     },
-    closesAfter(res) {
-      return draining && (res.req.socket as TrackedSocket)[LATEST] === res;
+    closesAfter,
+    hijacked(res) {
+      res.writeHead = writeHeadClosing as ServerResponse["writeHead"];
     },
   };
 }

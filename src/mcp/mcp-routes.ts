@@ -175,6 +175,8 @@ async function handle(
   // JSON and batches are answered by the SDK itself.
   if (raw) (request.raw as IncomingMessage & { rawBody?: Buffer }).rawBody = raw;
   reply.hijack();
+  // During the drain its head says the connection closes, as Fastify's answers do (http/connections.ts).
+  request.server.connections.hijacked(reply.raw);
 
   const server = createServer(services, request, caller, refused);
   const transport = new StreamableHTTPServerTransport({
