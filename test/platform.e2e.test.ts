@@ -305,6 +305,21 @@ describe("reference capabilities", () => {
     assert.equal(more.body.search_id, ex.body.search_id);
   });
 
+  test("academic.search: an update inverting the stored year range points at the field it sent", async () => {
+    // Its own key: the suite's shared key is near its 60 calls a minute.
+    const { key: own } = await h.account("free");
+    const body = { query: "state of open access", from_year: 2015 };
+    const ex = await post("/v1/capabilities/academic.search/execute", body, own);
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    const upd = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { to_year: 2010 } }, own);
+    assertEnvelope(upd, 400, "invalid_request");
+    assert.deepEqual(
+      upd.body.error.violations.map((v: { path: string }) => v.path),
+      ["/params/to_year"],
+    );
+    assert.equal((await get("/v1/account", own)).body.credits.used, 0);
+  });
+
   test("music.search: execute and more (offset) keep the search_id; details fetch the album, free", async () => {
     const ex = await post("/v1/capabilities/music.search/execute", { query: "Soliloquy", num: 5 });
     assert.equal(ex.status, 200, JSON.stringify(ex.body));

@@ -115,8 +115,13 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   maxCredits(query: Q): number;
   /** Results per page (`num`), used by local paging. */
   pageSize(query: Q): number;
-  /** Cross-field rules the schema cannot express; paths are JSON pointers into the body. */
-  checkRules?(query: Q): Violation[];
+  /**
+   * Cross-field rules the schema cannot express; paths are JSON pointers into the body. `sent` names
+   * the fields the caller supplied when that is not all of them (an `update`'s params, merged into
+   * the stored query): a violation should then point at a field the caller sent where one of the
+   * fields involved is.
+   */
+  checkRules?(query: Q, sent?: ReadonlySet<string>): Violation[];
   /** Merge update params into the stored query (default: shallow merge). Returned query is revalidated. */
   mergeUpdate?(stored: Q, params: JsonObject): JsonObject;
   /** Run one search call: `cursor` is null for the first slice, else a previous `SearchPage.next`. */

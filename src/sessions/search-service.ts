@@ -166,11 +166,19 @@ export class SearchService {
     return body as JsonObject;
   }
 
-  /** Schema violations of a query (defaults applied in place), then its cross-field rules if it has none. */
-  private queryViolations(cap: Capability<JsonObject>, body: Record<string, unknown>, at: string): Violation[] {
+  /**
+   * Schema violations of a query (defaults applied in place), then its cross-field rules if it has
+   * none. `sent`: the fields the caller supplied, when the query also holds stored ones (update).
+   */
+  private queryViolations(
+    cap: Capability<JsonObject>,
+    body: Record<string, unknown>,
+    at: string,
+    sent?: ReadonlySet<string>,
+  ): Violation[] {
     const violations: Violation[] = validate(cap.schema, body, at);
     if (violations.length === 0 && cap.checkRules) {
-      for (const v of cap.checkRules(body as JsonObject)) violations.push({ path: at + v.path, message: v.message });
+      for (const v of cap.checkRules(body as JsonObject, sent)) violations.push({ path: at + v.path, message: v.message });
     }
     return violations;
   }
@@ -499,7 +507,7 @@ export class SearchService {
     const query = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
     const violations = [
       ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })),
-      ...this.queryViolations(cap, query, "/params"),
+      ...this.queryViolations(cap, query, "/params", new Set(Object.keys(known))),
     ];
     if (violations.length > 0) throw invalidRequest(violations);
     const start = state.nextPosition;

@@ -109,6 +109,12 @@ test("rule: from_year must not exceed to_year", () => {
     check(inverted).map((v) => v.path),
     ["/from_year"],
   );
+  // On update, the pointer names a field the caller sent: to_year when only that was.
+  const paths = (sent: string[]) => check(inverted, new Set(sent)).map((v) => v.path);
+  assert.deepEqual(paths(["to_year"]), ["/to_year"]);
+  assert.deepEqual(paths(["from_year"]), ["/from_year"]);
+  assert.deepEqual(paths(["from_year", "to_year"]), ["/from_year"]);
+  assert.match(check(inverted, new Set(["to_year"]))[0]!.message, /from_year \(2021, from the search\)/);
   const fine: JsonObject[] = [
     { query: "x", from_year: 2020, to_year: 2020 },
     { query: "x", from_year: 2021 },

@@ -58,10 +58,17 @@ export const academicSearchSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Cross-field rule: a year range must not be inverted. */
-export function checkAcademicRules(query: AcademicQuery): Violation[] {
+/**
+ * Cross-field rule: a year range must not be inverted. Reported at `from_year`, or at `to_year` when
+ * only that was sent (an update moving the end of a stored range before its start).
+ */
+export function checkAcademicRules(query: AcademicQuery, sent?: ReadonlySet<string>): Violation[] {
   if (query.from_year !== undefined && query.to_year !== undefined && query.from_year > query.to_year) {
-    return [{ path: "/from_year", message: "from_year must not exceed to_year." }];
+    if (sent !== undefined && !sent.has("from_year") && sent.has("to_year")) {
+      return [{ path: "/to_year", message: `to_year must not be before from_year (${query.from_year}, from the search).` }];
+    }
+    const stored = sent !== undefined && !sent.has("to_year") ? ` (${query.to_year}, from the search)` : "";
+    return [{ path: "/from_year", message: `from_year must not exceed to_year${stored}.` }];
   }
   return [];
 }
