@@ -101,6 +101,13 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   topic: string;
   /** The request schema (TypeBox, `additionalProperties: false`); drives validation, inspect, OpenAPI, MCP. */
   schema: TObject;
+  /**
+   * The capability's own record keys (spec 4.6), beside RecordSummary's `record_id`, `title`, `url`
+   * and `snippet`; required where the spec says "always". Published as the OpenAPI component
+   * `RecordSummary.<id>` (extra keys allowed there, spec 9); test/record-keys.e2e.test.ts holds the
+   * records mapped from every recording to exactly these keys.
+   */
+  recordKeys: TObject;
   paging: PagingKind;
   /** Server-side deadline of one execute (15 s or 40 s). */
   deadlineMs: number;

@@ -8,7 +8,7 @@ import { API_VERSION, CONTRACT_REVISION } from "../config.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
-import { COMPONENTS } from "./schemas.ts";
+import { COMPONENTS, RecordSummary } from "./schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -33,6 +33,25 @@ function errorResponses(codes: ErrorCode[]): Json {
 }
 
 const AUTH_ERRORS: ErrorCode[] = ["unauthorized", "rate_limited", "internal_error", "service_unavailable"];
+
+/** Name of the component holding a capability's records: RecordSummary's keys and its own (spec 4.6). */
+export const recordComponent = (capabilityId: string) => `RecordSummary.${capabilityId}`;
+
+/**
+ * RecordSummary with a capability's own keys: one object schema, extra keys still allowed (spec 9:
+ * "record keys published as documented components are optional and extra keys may appear").
+ */
+function recordSchema(cap: Registry[string]): Json {
+  const base = plain(RecordSummary) as { properties: Json; required: string[] };
+  const own = plain(cap.recordKeys) as { properties: Json; required?: string[] };
+  return {
+    type: "object",
+    description: `A ${cap.id} record: RecordSummary's keys and the capability's own; keys not required are there when the source has a value. Extra keys may appear.`,
+    properties: { ...base.properties, ...own.properties },
+    required: [...base.required, ...(own.required ?? [])],
+    additionalProperties: true,
+  };
+}
 
 function ok(name: string, description = "OK"): Json {
   return { description, content: { "application/json": { schema: ref(name) } } };
@@ -167,7 +186,16 @@ export function buildOpenApi(registry: Registry): Json {
         security: [{ bearer: [] }],
         requestBody: { required: true, content: { "application/json": { schema: plain(cap.schema) } } },
         responses: {
-          "200": ok("ExecuteResponse"),
+          "200": {
+            description: `ExecuteResponse whose results are ${recordComponent(cap.id)}`,
+            content: {
+              "application/json": {
+                schema: {
+                  allOf: [ref("ExecuteResponse"), { properties: { results: { type: "array", items: ref(recordComponent(cap.id)) } } }],
+                },
+              },
+            },
+          },
           ...errorResponses([
             ...AUTH_ERRORS,
             "invalid_request",
@@ -184,6 +212,7 @@ export function buildOpenApi(registry: Registry): Json {
   }
   const schemas: Json = {};
   for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = plain(schema);
+  for (const cap of Object.values(registry)) schemas[recordComponent(cap.id)] = recordSchema(cap);
   return {
     openapi: "3.1.0",
     info: {

@@ -36,7 +36,10 @@ export const RecordSummary = Type.Object(
     url: Type.Optional(Type.String()),
     snippet: Type.Optional(Type.String()),
   },
-  { additionalProperties: true, description: "Extra keys are capability-specific (see each capability)." },
+  {
+    additionalProperties: true,
+    description: "Extra keys are capability-specific: each capability's are published as RecordSummary.<capability id>.",
+  },
 );
 
 export const NextStep = Type.Object({

@@ -103,6 +103,19 @@ async function runAction(
   return { detail, links, credits: 0, costUsd: 0 };
 }
 
+/** Record keys of spec 4.6: all when the source has them, `openalex_id` always. */
+const academicRecordKeys = Type.Object({
+  year: Type.Optional(Type.Integer({ description: "Publication year." })),
+  venue: Type.Optional(Type.String({ description: "Journal, conference or repository." })),
+  authors: Type.Optional(Type.Array(Type.String())),
+  cited_by: Type.Optional(Type.Integer({ minimum: 0, description: "Citation count." })),
+  type: Type.Optional(Type.String({ description: "Work type (article, book, preprint…)." })),
+  open_access: Type.Optional(Type.Boolean()),
+  oa_url: Type.Optional(Type.String({ description: "Best open-access URL." })),
+  doi: Type.Optional(Type.String({ description: "DOI without the https://doi.org/ prefix." })),
+  openalex_id: Type.String({ description: "The works-index (OpenAlex) id, e.g. W2741809807." }),
+});
+
 export const academicSearch: Capability<AcademicQuery> = {
   id: "academic.search",
   title: "Academic works search",
@@ -117,6 +130,7 @@ export const academicSearch: Capability<AcademicQuery> = {
     "per year, the open-access PDF and the landing page (free, cached after the first call).",
   topic: "research and reading",
   schema: academicSearchSchema,
+  recordKeys: academicRecordKeys,
   paging: "page",
   deadlineMs: 15_000,
   typicalCredits: 0,

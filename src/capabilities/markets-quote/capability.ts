@@ -38,6 +38,19 @@ export const marketsQuoteSchema = Type.Object(
 
 export type MarketsQuoteQuery = Static<typeof marketsQuoteSchema>;
 
+/** Record keys of spec 4.6: `symbol` and `source` always, the rest when the source has them. */
+const marketsRecordKeys = Type.Object({
+  symbol: Type.String(),
+  source: Type.String(),
+  exchange: Type.Optional(Type.String()),
+  price: Type.Optional(Type.Number()),
+  currency: Type.Optional(Type.String()),
+  observed_at: Type.Optional(Type.String({ description: "When the quote was read (ISO 8601)." })),
+  change: Type.Optional(
+    Type.Object({}, { additionalProperties: true, description: "The move over the window, as the source gives it." }),
+  ),
+});
+
 export const marketsQuote: Capability<MarketsQuoteQuery> = {
   id: "markets.quote",
   title: "Market quote",
@@ -54,6 +67,7 @@ export const marketsQuote: Capability<MarketsQuoteQuery> = {
     "search; `more` is refused. Quotes may be delayed; not investment advice.",
   topic: "money and markets",
   schema: marketsQuoteSchema,
+  recordKeys: marketsRecordKeys,
   paging: "single",
   deadlineMs: 40_000,
   typicalCredits: SEARCH_CREDITS,

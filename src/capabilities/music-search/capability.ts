@@ -126,6 +126,29 @@ async function runAction(
   return { detail, links, credits: 0, costUsd: 0 };
 }
 
+/**
+ * Record keys of spec 4.6, each when the source has it (`kind` always): tracks, artists and albums
+ * from Deezer, and the smaller set of the MusicBrainz fallback (with its `country`,
+ * `disambiguation` and `musicbrainz_id`).
+ */
+const musicRecordKeys = Type.Object({
+  kind: Type.String({ enum: MUSIC_KINDS }),
+  artist: Type.Optional(Type.String()),
+  album: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.String({ pattern: "^[0-9]+:[0-5][0-9]$", description: "m:ss (tracks)." })),
+  explicit: Type.Optional(Type.Boolean()),
+  preview_url: Type.Optional(Type.String({ description: "A 30-second preview." })),
+  fans: Type.Optional(Type.Integer({ minimum: 0, description: "Artists." })),
+  albums: Type.Optional(Type.Integer({ minimum: 0, description: "Artists: album count." })),
+  picture: Type.Optional(Type.String({ description: "Artists." })),
+  tracks: Type.Optional(Type.Integer({ minimum: 0, description: "Albums: track count." })),
+  type: Type.Optional(Type.String({ description: "Albums: album, single, ep, compile…" })),
+  cover: Type.Optional(Type.String({ description: "Albums." })),
+  country: Type.Optional(Type.String({ description: "Fallback source." })),
+  disambiguation: Type.Optional(Type.String({ description: "Fallback source." })),
+  musicbrainz_id: Type.Optional(Type.String({ description: "Fallback source." })),
+});
+
 export const musicSearch: Capability<MusicQuery> = {
   id: "music.search",
   title: "Music search",
@@ -145,6 +168,7 @@ export const musicSearch: Capability<MusicQuery> = {
     "records' details are stored at search time.",
   topic: "media and entertainment",
   schema: musicSearchSchema,
+  recordKeys: musicRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,
   typicalCredits: 0,

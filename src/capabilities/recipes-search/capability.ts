@@ -89,6 +89,13 @@ async function lookUpAgain(
   return { detail, links, credits: 0, costUsd: 0 };
 }
 
+/** Record keys of spec 4.6: `category` and `cuisine` when present, `attribution` always. */
+const recipesRecordKeys = Type.Object({
+  category: Type.Optional(Type.String()),
+  cuisine: Type.Optional(Type.String()),
+  attribution: Type.String({ description: "Credit to the source (TheMealDB)." }),
+});
+
 export const recipesSearch: Capability<RecipesSearchQuery> = {
   id: "recipes.search",
   title: "Recipe search",
@@ -106,6 +113,7 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
     NOT_INFERRED,
   topic: "food and fitness",
   schema: recipesSearchSchema,
+  recordKeys: recipesRecordKeys,
   paging: "local",
   deadlineMs: 15_000,
   typicalCredits: 0,
