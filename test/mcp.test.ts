@@ -431,6 +431,33 @@ describe("MCP refusals", () => {
     assert.equal(batch.headers.get("ratelimit-remaining"), "57", "one tools/call, one count");
   });
 
+  test("a body starting with a byte order mark is read as the SDK reads it: each tools/call still counts", async () => {
+    // The SDK decodes the body as fetch does (a leading BOM dropped); a gateway that failed to parse
+    // it would count the POST once while the SDK ran every call of the batch.
+    const { key } = await h.account("free");
+    const batch = Array.from({ length: 5 }, (_, i) => callMessage("account", {}, i + 1));
+    const res = await rawPost(`${h.url}/mcp/k/${key}`, `\uFEFF${JSON.stringify(batch)}`);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.length, 5);
+    assert.equal(res.headers.get("ratelimit-remaining"), "55", "five tools/calls, five counts");
+  });
+
+  test("a batch using one id for two tools/calls runs neither: each call needs its own answer", async () => {
+    const { key, accountId } = await h.account("free");
+    const quote = callMessage("execute", { capability: "markets.quote", params: { symbol: "GOOGL:NASDAQ" } }, 1);
+    const from = h.replay.requests.length;
+    const res = await rawPost(`${h.url}/mcp/k/${key}`, [quote, quote, callMessage("account", {}, 2)]);
+    assert.equal(res.status, 200, res.text);
+    const byId = new Map<unknown, Json>(res.body.map((m: Json) => [m.id, m]));
+    const refused = byId.get(1) as Json;
+    assert.equal(refused.result.isError, true, JSON.stringify(refused));
+    assert.equal(refused.result.structuredContent.error.code, "invalid_request");
+    assert.match(refused.result.structuredContent.error.message, /id 1/);
+    assert.equal((byId.get(2) as Json).result.structuredContent.plan.id, "free", "the other call is served");
+    assert.equal((await h.store.getAccount(accountId))?.creditsUsed, 0, "nothing ran, nothing charged");
+    assert.equal(h.replay.requests.slice(from).filter((r) => r.prefix === "serpapi").length, 0, "no provider call");
+  });
+
   test("a tools/call without a name or with non-object arguments is -32602 Invalid params, not an internal error", async () => {
     const { key, accountId } = await h.account("free");
     const res = await rawPost(`${h.url}/mcp/k/${key}`, [

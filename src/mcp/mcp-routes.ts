@@ -95,15 +95,47 @@ function safeKeys(key: string, value: unknown): unknown {
 }
 
 /**
+ * The body decoded as the SDK decodes it when it parses the body itself (as fetch's `json()` does: a
+ * leading byte order mark dropped, malformed bytes replaced). Had the two readings differed (a BOM
+ * made this one fail while the SDK's succeeded), a batch's tools/calls would run uncounted.
+ */
+const UTF8 = new TextDecoder("utf-8");
+
+/**
+ * Every tools/call of a batch whose id another request of the batch also uses: the SDK answers one
+ * message per id, so one of them would run (and be charged) with its answer lost. Refused, unrun.
+ */
+function sharedIds(message: unknown, refused: Map<RequestId, ApiError>): void {
+  if (!Array.isArray(message)) return;
+  const uses = new Map<RequestId, number>();
+  for (const m of message) {
+    if (isObject(m) && typeof m.method === "string" && (typeof m.id === "string" || typeof m.id === "number"))
+      uses.set(m.id, (uses.get(m.id) ?? 0) + 1);
+  }
+  for (const id of toolCallIds(message)) {
+    const n = uses.get(id) ?? 0;
+    if (n < 2) continue;
+    refused.set(
+      id,
+      new ApiError("invalid_request", `id ${JSON.stringify(id)} is used by ${n} requests of this batch; none of its tool calls ran.`, {
+        violations: [{ path: "/id", message: `id ${JSON.stringify(id)} is used by ${n} requests of this batch` }],
+        hint: "Give each request of a batch its own id: answers are matched to requests by id.",
+      }),
+    );
+  }
+}
+
+/**
  * The JSON-RPC message (undefined when the body is not JSON: the SDK then answers -32700) and, per
- * tools/call id, the refusal of arguments that hold prototype keys: the same 400 invalid_request
+ * tools/call id, the refusals: arguments that hold prototype keys get the same 400 invalid_request
  * with one violation per key (its JSON pointer from the arguments' root) as a REST body gets
- * (json-body.ts). Such keys anywhere else in the message are dropped before the SDK sees it.
+ * (json-body.ts), and an id shared by several requests of a batch is refused (sharedIds). Prototype
+ * keys anywhere else in the message are dropped before the SDK sees it.
  */
 function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map<RequestId, ApiError> } {
   const refused = new Map<RequestId, ApiError>();
   if (!raw || raw.length === 0) return { message: undefined, refused };
-  const text = raw.toString("utf8");
+  const text = UTF8.decode(raw);
   let message: unknown;
   try {
     // JSON.parse makes "__proto__" an own data property (it never sets a prototype).
@@ -111,12 +143,14 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
   } catch {
     return { message: undefined, refused };
   }
+  sharedIds(message, refused);
   if (!maySpellPrototypeKeys(text)) return { message, refused };
   for (const m of Array.isArray(message) ? message : [message]) {
     if (!isObject(m) || m.method !== "tools/call" || !isObject(m.params)) continue;
     if (typeof m.id !== "string" && typeof m.id !== "number") continue;
     const violations = poisonedKeys(m.params.arguments);
-    if (violations.length > 0) refused.set(m.id, invalidRequest(violations, "The arguments hold keys that are refused."));
+    if (violations.length > 0 && !refused.has(m.id))
+      refused.set(m.id, invalidRequest(violations, "The arguments hold keys that are refused."));
   }
   return { message: JSON.parse(text, safeKeys), refused };
 }
