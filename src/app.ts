@@ -113,6 +113,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One access line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
+    // Node's guard against requests sent too slowly, which Fastify turns off by default (0); the
+    // timed-out request is answered in clientErrorHandler below.
+    requestTimeout: deps.config.requestTimeoutMs,
     genReqId: () => services.ids.requestId(),
     requestIdHeader: false,
     return503OnClosing: true,
@@ -125,7 +128,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: (error, socket) => answerClientError(error, socket, services.ids.requestId()),
     // A request without Host is answered by the onRequest hook below, in the envelope (Node's own
     // refusal has an empty body).
-    http: { requireHostHeader: false },
+    // Connections are checked for the request timeout this often (Node's default is 30 s). The
+    // headers' own limit must not exceed the request's: Node swaps the two when it does.
+    http: {
+      requireHostHeader: false,
+      headersTimeout: Math.min(60_000, deps.config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(5000, Math.ceil(deps.config.requestTimeoutMs / 4)),
+    },
   });
   app.decorate("services", services);
   const connections = trackConnections(app.server);

@@ -71,6 +71,11 @@ export interface Config {
   demo: boolean;
   /** Grace period on SIGTERM for in-flight requests. */
   shutdownGraceMs: number;
+  /**
+   * Longest a client may take to send one whole request (headers and body). Past it the request is
+   * refused and its connection closed: a body trickled byte by byte does not hold a connection for ever.
+   */
+  requestTimeoutMs: number;
   /** Raw variables for modules that own their own settings (Sharpen reviewers). */
   env: Readonly<Record<string, string | undefined>>;
 }
@@ -203,6 +208,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     demo,
     shutdownGraceMs: int(env, "SHUTDOWN_GRACE_MS", 10000),
+    requestTimeoutMs: int(env, "REQUEST_TIMEOUT_MS", 30_000, 100),
     env,
   };
 }

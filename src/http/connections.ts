@@ -76,6 +76,11 @@ export function trackConnections(server: Server): Connections {
   };
 }
 
+/** The response to the connection's latest request, whatever its state (undefined: none yet, or not tracked). */
+export function latestResponse(socket: Socket): ServerResponse | undefined {
+  return (socket as TrackedSocket)[LATEST];
+}
+
 /**
  * The response of the connection's latest request while it is still being made or waiting to be
  * written, else undefined (nothing is pending on the connection, or it is not tracked).

@@ -6,7 +6,7 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ClientGone } from "../errors.ts";
-import { closeAfterLatest, pendingLatest } from "./connections.ts";
+import { closeAfterLatest, latestResponse, pendingLatest } from "./connections.ts";
 import { BODY_HINT } from "./json-body.ts";
 
 // Malformed and empty JSON bodies are refused by Quarry's own parser (json-body.ts), not here.
@@ -105,6 +105,37 @@ const PARSER_ERRORS: Record<string, string> = {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket, requestId: string): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const code = error.code ?? "unknown";
+  const message = PARSER_ERRORS[code] ?? `The request is not valid HTTP (${/^[A-Z0-9_]{1,60}$/.test(code) ? code : "unknown"}).`;
+  const body = JSON.stringify(
+    new ApiError("invalid_request", message, {
+      violations: [{ path: "", message }],
+      hint: "Send an HTTP/1.1 request with well-formed headers (under 16 KiB in all) and a body as its Content-Length says, without pausing.",
+    }).toEnvelope(requestId),
+  );
+  // The latest request is still arriving (its body sent too slowly, or broken off): its route never
+  // gets it, and nothing after it can be read.
+  const latest = latestResponse(socket);
+  if (latest !== undefined && !latest.req.complete) {
+    if (latest.writableFinished) {
+      // Answered from its headers already (a 401): Node was reading and dropping the rest.
+      socket.destroy();
+    } else if (!latest.headersSent) {
+      // Its answer is this refusal, written after the answers before it (pipelined calls, charged
+      // already); then the connection closes.
+      latest.shouldKeepAlive = false;
+      latest.writeHead(400, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(body),
+        "x-request-id": requestId,
+        "cache-control": "no-store",
+      });
+      latest.end(body);
+    } else {
+      latest.once("finish", () => socket.destroy());
+    }
+    return;
+  }
   // Answers still to be written (pipelined requests): they all go out, then the connection closes.
   if (pendingLatest(socket) !== undefined) {
     closeAfterLatest(socket);
@@ -114,14 +145,6 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
-  const code = error.code ?? "unknown";
-  const message = PARSER_ERRORS[code] ?? `The request is not valid HTTP (${/^[A-Z0-9_]{1,60}$/.test(code) ? code : "unknown"}).`;
-  const body = JSON.stringify(
-    new ApiError("invalid_request", message, {
-      violations: [{ path: "", message }],
-      hint: "Send an HTTP/1.1 request with well-formed headers (under 16 KiB in all) and a body as its Content-Length says.",
-    }).toEnvelope(requestId),
-  );
   socket.end(
     "HTTP/1.1 400 Bad Request\r\n" +
       "content-type: application/json; charset=utf-8\r\n" +
