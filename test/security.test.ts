@@ -30,6 +30,31 @@ function shape(body: { error: { requestId: string; message: string } }, id: stri
   return { ...body.error, requestId: "-", message: body.error.message.replace(id, "<id>") };
 }
 
+test("another account's follow-up on an id does not wait for the owner's call in flight on it", async () => {
+  // Follow-ups on one id run one at a time; were the queue shared across accounts, a stranger's
+  // 404 would come only after the owner's call, telling them the id is real and in use.
+  const owner = await h.account("pro");
+  const stranger = await h.account("pro");
+  const ex = await h.call("POST", "/v1/capabilities/markets.quote/execute", { key: owner.key, body: { symbol: "GOOGL:NASDAQ" } });
+  assert.equal(ex.status, 200, JSON.stringify(ex.body));
+  const searchId: string = ex.body.search_id;
+  h.replay.setFault("serpapi", { kind: "latency", ms: 1500, times: 1 });
+  try {
+    const from = h.replay.requests.length;
+    const update = h.call("POST", "/v1/follow-up", { key: owner.key, body: { search_id: searchId, action: "update", params: {} } });
+    while (!h.replay.requests.slice(from).some((r) => r.prefix === "serpapi")) await new Promise((r) => setTimeout(r, 10));
+    const started = performance.now();
+    const foreign = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { search_id: searchId, action: "update", params: {} } });
+    const waited = performance.now() - started;
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, "record_unknown");
+    assert.ok(waited < 700, `the stranger's 404 took ${Math.round(waited)} ms: it waited for the owner's call`);
+    assert.equal((await update).status, 200);
+  } finally {
+    h.replay.setFault("serpapi", null);
+  }
+});
+
 test("another account's search and record ids answer exactly like unknown ones", async () => {
   const owner = await h.account();
   const stranger = await h.account();

@@ -379,12 +379,15 @@ export class SearchService {
     if (violations.length > 0) throw invalidRequest(violations);
     const action = body.action as string;
     const params = body.params as JsonObject | undefined;
+    // Queued per account and id: another account's call on the same id (answered 404) must not wait
+    // behind the owner's, which would tell it the id exists and is in use.
+    const lockKey = (id: string) => `${caller.account.id} ${id}`;
     if (hasSearch) {
       const id = body.search_id as string;
-      return this.withLock(id, () => againIfChanged(() => this.searchFollowUp(caller, id, action, params, origin)));
+      return this.withLock(lockKey(id), () => againIfChanged(() => this.searchFollowUp(caller, id, action, params, origin)));
     }
     const id = body.record_id as string;
-    return this.withLock(id, () => againIfChanged(() => this.recordFollowUp(caller, id, action, params, origin)));
+    return this.withLock(lockKey(id), () => againIfChanged(() => this.recordFollowUp(caller, id, action, params, origin)));
   }
 
   private async liveSession(caller: Caller, searchId: string): Promise<SessionRow> {
