@@ -13,6 +13,7 @@ import { registry } from "../src/capabilities/registry.ts";
 import { FollowUpRequestSchema } from "../src/sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../src/sharpen/schema.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
+import { openRaw, splitAnswers } from "./helpers/raw-http.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON
 type Json = any;
@@ -429,6 +430,30 @@ describe("MCP refusals", () => {
     assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
     // The two refused messages above counted (as REST counts a refused body), the batch's one tools/call once.
     assert.equal(batch.headers.get("ratelimit-remaining"), "57", "one tools/call, one count");
+  });
+
+  test("a Host the SDK cannot take (none over HTTP/1.0, or no host name) is 400 in the envelope, not counted", async () => {
+    const { key } = await h.account("free");
+    const port = Number(new URL(h.url).port);
+    const body = JSON.stringify(callMessage("account", {}, 1));
+    for (const [version, host] of [
+      ["1.0", null],
+      ["1.1", "a b"],
+    ] as const) {
+      const conn = openRaw(port);
+      conn.socket.write(
+        `POST /mcp/k/${key} HTTP/${version}\r\n${host === null ? "" : `host: ${host}\r\n`}` +
+          `content-type: application/json\r\naccept: ${ACCEPT}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
+      );
+      await conn.closed;
+      const [answer] = splitAnswers(conn.received()).answers;
+      assert.equal(answer?.status, 400, `HTTP/${version} host ${host}: ${conn.received().slice(0, 300)}`);
+      const envelope = JSON.parse(answer.body);
+      assert.equal(envelope.error.code, "invalid_request");
+      assert.match(envelope.error.message, /Host/);
+    }
+    const after = await rawPost(`${h.url}/mcp/k/${key}`, callMessage("account", {}, 1));
+    assert.equal(after.headers.get("ratelimit-remaining"), "59", "the refused requests were not counted");
   });
 
   test("a body starting with a byte order mark is read as the SDK reads it: each tools/call still counts", async () => {

@@ -186,12 +186,33 @@ function createServer(
   return server;
 }
 
+/**
+ * Why the SDK could not take this request's Host, or null. The SDK builds the request's URL from
+ * Host (@hono/node-server) and answers a 400 with an empty body when it cannot: a missing Host (an
+ * HTTP/1.0 request may omit it) or one that is no host name. The same test, made first, answers in
+ * the envelope and before the key's limit is counted.
+ */
+function hostProblem(host: string | undefined): string | null {
+  if (host === undefined || host === "") return "The Host header is required on /mcp.";
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${host}/`).hostname;
+  } catch {
+    return "The Host header is not a valid host.";
+  }
+  const bare = host.includes(":") ? host.replace(/:\d+$/, "") : host;
+  if (hostname.length !== host.length && hostname !== bare.toLowerCase()) return "The Host header is not a valid host.";
+  return null;
+}
+
 async function handle(
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
   key: string | undefined,
 ) {
+  const badHost = hostProblem(request.headers.host);
+  if (badHost !== null) throw new ApiError("invalid_request", badHost, { violations: [{ path: "", message: badHost }] });
   checkOrigin(services, request.headers.origin);
   const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
   const { message, refused } = parseMessage(raw);
