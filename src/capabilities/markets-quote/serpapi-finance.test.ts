@@ -163,10 +163,9 @@ test("a body without summary is zero records", () => {
 
 test("SerpApi error bodies are provider errors with the provider's message", () => {
   assert.throws(
-    () => toPage(200, { error: "Your account has run out of searches." }, QUERY),
-    (e: unknown) => isProviderError(e) && /run out of searches/.test((e as Error).message),
+    () => toPage(400, { error: "Unsupported `window` parameter." }, QUERY),
+    (e: unknown) => isProviderError(e) && /Unsupported `window` parameter/.test((e as Error).message),
   );
-  assert.throws(() => toPage(400, { error: "Unsupported `window` parameter." }, QUERY), isProviderError);
   assert.throws(
     () => toPage(400, { error: "Google hasn't returned any results for this query." }, QUERY),
     isProviderError,
@@ -174,4 +173,24 @@ test("SerpApi error bodies are provider errors with the provider's message", () 
   assert.throws(() => toPage(400, {}, QUERY), isProviderError);
   assert.throws(() => toPage(200, { search_metadata: { status: "Error" } }, QUERY), isProviderError);
   assert.throws(() => toPage(200, "<html>", QUERY), isProviderError);
+});
+
+test("errors about the deployment's SerpApi account reach the log, not the caller", () => {
+  for (const error of [
+    "Your account has run out of searches.",
+    "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key",
+    "Your plan does not include this engine.",
+  ]) {
+    assert.throws(
+      () => toPage(200, { error }, QUERY),
+      (e: unknown) => {
+        const api = e as ApiError;
+        assert.ok(isProviderError(e), error);
+        assert.doesNotMatch(api.message, /run out|Invalid API key|manage-api-key|plan does not/, error);
+        assert.match(api.message, /refused this deployment's account/);
+        assert.equal((api.cause as Error).message, `SerpApi: ${error}`);
+        return true;
+      },
+    );
+  }
 });

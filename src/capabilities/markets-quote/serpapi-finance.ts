@@ -43,7 +43,17 @@ export function toRequest(query: MarketsQuery): UpstreamRequest {
 
 type Obj = Record<string, unknown>;
 
-/** Zero or one record. SerpApi `error` bodies are provider errors, except "no results" (zero records). */
+/**
+ * SerpApi errors about this deployment's own SerpApi account (its key, plan or searches left): the
+ * operator's business, not the caller's. The caller is told the provider refused the deployment; the
+ * provider's words go to the log (the error's cause, logged with every 5xx).
+ */
+const ACCOUNT_ERROR = /api[ _-]?key|account|plan\b|run out|searches (?:per|left)|quota|subscription/i;
+
+/**
+ * Zero or one record. SerpApi `error` bodies are provider errors carrying SerpApi's words (a bad
+ * parameter, say), except "no results" (zero records) and errors about the deployment's account.
+ */
 export function toPage(status: number, body: unknown, query: MarketsQuery): SearchPage {
   const root = obj(body);
   if (root === undefined)
@@ -52,6 +62,12 @@ export function toPage(status: number, body: unknown, query: MarketsQuery): Sear
   const ok = status >= 200 && status < 300;
   if (error !== undefined) {
     if (ok && /hasn'?t returned any results|no results/i.test(error)) return empty(query.symbol);
+    if (ACCOUNT_ERROR.test(error)) {
+      throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
+        hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
+        cause: new Error(`SerpApi: ${error}`),
+      });
+    }
     throw new ApiError("provider_error", `SerpApi reported: ${error}`);
   }
   if (!ok) throw new ApiError("provider_error", `SerpApi answered HTTP ${status}.`);
