@@ -305,6 +305,27 @@ describe("reference capabilities", () => {
     assert.equal(more.body.search_id, ex.body.search_id);
   });
 
+  test("an empty page with nothing after it has no next.example (re-running it would loop), and a note instead", async () => {
+    const { key: own } = await h.account("free");
+    // TheMealDB's recording for "xablau" holds no meal.
+    const none = await post("/v1/capabilities/recipes.search/execute", { query: "xablau" }, own);
+    assert.equal(none.status, 200, JSON.stringify(none.body));
+    assert.equal(none.body.result_count, 0);
+    assert.equal(none.body.has_more, false);
+    assert.equal(none.body.next.example, null);
+    assert.deepEqual(none.body.next.actions, ["more", "update"], "the actions the capability accepts are still listed");
+    assert.ok(none.body.notes.some((n: string) => /send update with the fields to change/.test(n)), JSON.stringify(none.body.notes));
+    // Paging past the end of a search that had results: the same.
+    const one = await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }, own);
+    assert.equal(one.body.has_more, false);
+    assert.equal(one.body.next.example.action, "details", "a page with records suggests a record action");
+    const past = await post("/v1/follow-up", { search_id: one.body.search_id, action: "more" }, own);
+    assert.equal(past.status, 200, JSON.stringify(past.body));
+    assert.equal(past.body.result_count, 0);
+    assert.equal(past.body.next.example, null);
+    assert.ok(past.body.notes.some((n: string) => /Nothing \(more\) to show/.test(n)));
+  });
+
   test("academic.search: an update inverting the stored year range points at the field it sent", async () => {
     // Its own key: the suite's shared key is near its 60 calls a minute.
     const { key: own } = await h.account("free");

@@ -333,11 +333,15 @@ export class SearchService {
     const hasMore = hasMoreOf(cap, state);
     const results = visible.map((r) => ({ record_id: r.id, ...r.summary }));
     const actions = searchActions(cap);
+    // An empty page with nothing after it gets no example: the one body valid then, `update` with no
+    // params, would run the same search again (billed where execute is) and, followed, loop for ever.
+    // A note says what to do instead (docs/architecture.md, "next.example").
     let example: JsonObject | null = null;
+    let notes = state.notes;
     if (hasMore) example = { search_id: searchId, action: "more" };
     else if (results.length > 0 && cap.recordActions.length > 0) {
       example = { record_id: results[0]!.record_id, action: cap.recordActions[0]!.name };
-    } else if (cap.offersUpdate) example = { search_id: searchId, action: "update", params: {} };
+    } else if (results.length === 0) notes = [...(notes ?? []), nothingMoreNote(cap)];
     return {
       search_id: searchId,
       capability: cap.id,
@@ -347,7 +351,7 @@ export class SearchService {
       ...(state.filters ? { filters: state.filters } : {}),
       next: { url: FOLLOW_UP_URL, actions, example },
       record_actions: cap.recordActions.map((a) => a.name),
-      ...(state.notes ? { notes: state.notes } : {}),
+      ...(notes ? { notes } : {}),
       charged_credits: charged,
       balance: balanceOf(account),
     };
@@ -681,4 +685,11 @@ function asProviderError(err: unknown, capabilityId: string, timedOut: boolean):
     cause: err,
     hint: "The upstream answered in an unexpected shape; nothing was charged.",
   });
+}
+
+/** The note of an empty page with nothing after it (next.example is null then). */
+function nothingMoreNote(cap: Capability<JsonObject>): string {
+  return cap.offersUpdate
+    ? "Nothing (more) to show for this search. To search for something else, send update with the fields to change, or execute again."
+    : "Nothing (more) to show for this search. To search for something else, execute again.";
 }
