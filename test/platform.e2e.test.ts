@@ -130,6 +130,19 @@ describe("catalog, inspect, account, guide", () => {
     }
   });
 
+  test("inspect describes update as each capability applies it (recipes: a selector replaces the stored one)", async () => {
+    for (const cap of Object.values(registry)) {
+      assert.ok(cap.mergeUpdate === undefined || cap.updateRule !== undefined, `${cap.id}: its own merge needs its own rule text`);
+    }
+    const { key: own } = await h.account("free");
+    const recipes = await get("/v1/capabilities/recipes.search", own);
+    const update = recipes.body.follow_ups.find((f: { action: string }) => f.action === "update");
+    assert.match(update.description, /replaces the stored one/);
+    assert.doesNotMatch(update.description, /^Merge/);
+    const academic = await get("/v1/capabilities/academic.search", own);
+    assert.match(academic.body.follow_ups.find((f: { action: string }) => f.action === "update").description, /^Merge params/);
+  });
+
   test("inspect's update params_schema admits what update accepts: the update example, and null for an optional field", async () => {
     const ajv = new Ajv({ strict: false });
     // Its own key: the suite's shared one keeps to its 60 calls a minute.
@@ -189,6 +202,10 @@ describe("catalog, inspect, account, guide", () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get("content-type") ?? "", /text\/markdown/);
     assert.match(res.text, /recipes\.search/);
+    // What an agent needs for Sharpen: its own family among those configured, and each stage's price.
+    assert.match(res.text, /\| `family_b` \| `claude-sonnet-4-20250514` \|/);
+    assert.match(res.text, /\| `stage1` \| `sharpen` \| 5 \|/);
+    assert.match(res.text, /\| `stage3\+` \| `ultra2x` \| 40 \|/);
   });
 });
 

@@ -131,6 +131,8 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   checkRules?(query: Q, sent?: ReadonlySet<string>): Violation[];
   /** Merge update params into the stored query (default: shallow merge). Returned query is revalidated. */
   mergeUpdate?(stored: Q, params: JsonObject): JsonObject;
+  /** How `update` treats params, for inspect, when it is not the default merge (say so with `mergeUpdate`). */
+  updateRule?: string;
   /** Run one search call: `cursor` is null for the first slice, else a previous `SearchPage.next`. */
   search(ctx: CapabilityContext, query: Q, cursor: JsonValue): Promise<SearchPage>;
   recordActions: RecordActionDef[];

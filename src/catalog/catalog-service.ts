@@ -91,7 +91,7 @@ export class CatalogService {
       followUps.push({
         action: "update",
         scope: "search",
-        description: "Merge params into the stored query, reset paging and run it again under the same search_id.",
+        description: `${cap.updateRule ?? "Merge params into the stored query (null removes an optional field)."} Paging is reset and the search runs again under the same search_id.`,
         params_schema: updateParamsSchema(cap),
       });
     }

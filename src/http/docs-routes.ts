@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../app.ts";
+import { loadSharpenSettings } from "../sharpen/reviewers.ts";
 import { renderGuide } from "./guide.ts";
 import { buildOpenApi } from "./openapi.ts";
 
@@ -34,7 +35,7 @@ export function registerDocsRoutes(
   options: { version: string; probes: Record<string, () => Promise<void>> },
 ): void {
   const openapi = JSON.stringify(buildOpenApi(services.registry));
-  const guide = renderGuide(services.registry);
+  const guide = renderGuide(services.registry, loadSharpenSettings(services.config.env));
 
   app.get("/v1/openapi.public.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapi));
   app.get("/v1/openapi.json", { onRequest: auth }, async (_request, reply) =>

@@ -119,7 +119,8 @@ const TOOL_DEFS: ToolDef[] = [
       title: "Run a capability",
       description:
         "Run a search capability with typed params (see inspect). Returns results with record_ids, a " +
-        "search_id for follow_up, charged_credits and balance. Costs credits; each call is a new search.",
+        "search_id for follow_up, charged_credits and balance. Each call is a new search, charged as the " +
+        "capability's cost says (typical_credits in discover and inspect; many are free).",
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -141,9 +142,11 @@ const TOOL_DEFS: ToolDef[] = [
     {
       title: "Follow up on a search or record",
       description:
-        "Continue a search: with search_id, `more` (next page) or `update` (params merged, paging reset); " +
-        "with record_id, a record action such as `details`. Give exactly one of search_id or record_id. " +
-        "Paging from the source and record actions may cost credits.",
+        "Continue a search: with search_id, `more` (next page) or `update` (the params given change the " +
+        "stored query, paging reset; see inspect for each capability's rule); with record_id, a record " +
+        "action such as `details`. Give exactly one of search_id or record_id. `update` runs the search " +
+        "again and is charged as execute is; `more` and record actions are charged as inspect's cost says " +
+        "(free for a page of stored results and for a repeated record action).",
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -161,7 +164,8 @@ const TOOL_DEFS: ToolDef[] = [
       title: "Second opinion on a draft",
       description:
         "Have a model of a different family review a draft answer: it first attempts the task blind, then " +
-        "critiques the draft against its own attempt. Costs credits; needs Sharpen enabled (see discover).",
+        "critiques the draft against its own attempt. Costs credits by stage (the guide, GET /v1/guide, lists " +
+        "them with the families); needs Sharpen enabled (see discover).",
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

@@ -135,7 +135,7 @@ export class SearchService {
     const cap = Object.hasOwn(this.deps.registry, id) ? this.deps.registry[id] : undefined;
     if (!cap) {
       throw new ApiError("capability_unknown", `No capability "${id}".`, {
-        hint: "GET /v1/catalog lists the capabilities of this deployment.",
+        hint: "The catalog (GET /v1/catalog; over MCP the discover tool) lists the capabilities of this deployment.",
       });
     }
     return cap;
@@ -148,12 +148,12 @@ export class SearchService {
 
   private assertUsable(caller: Caller, cap: Capability<JsonObject>): void {
     if (!this.deps.accounts.isEnabled(caller, cap.id)) {
-      throw this.deps.accounts.disabledError(caller, cap.id, "Upgrade the plan, or use a capability listed as enabled in GET /v1/catalog.");
+      throw this.deps.accounts.disabledError(caller, cap.id, "Upgrade the plan, or use a capability listed as enabled in the catalog (GET /v1/catalog; over MCP the discover tool).");
     }
     const missing = this.missingKey(cap);
     if (missing) {
       throw new ApiError("capability_unavailable", `${cap.id} is unavailable: ${missing} is not set in this deployment.`, {
-        hint: "Choose another capability; GET /v1/catalog shows which are available.",
+        hint: "Choose another capability; the catalog (GET /v1/catalog; over MCP the discover tool) shows which are available.",
       });
     }
   }

@@ -17,13 +17,20 @@ export const SharpenRequestSchema = Type.Object(
     draft: Type.String({ minLength: 1, description: "The answer to review." }),
     caller_provider: Type.Union(
       CALLER_PROVIDERS.map((v) => Type.Literal(v)),
-      { description: "The caller's model family; the reviewer is always from another one." },
+      {
+        description:
+          "The family of the model that wrote the draft (yours); the reviewer is always from another one. " +
+          "Which models each family stands for in this deployment, and each stage's credits: the guide (GET /v1/guide, " +
+          "\"Sharpen in this deployment\"). `other`: none of them (any reviewer may then be chosen).",
+      },
     ),
     stage: Type.Optional(
       Type.Union(
         [Type.Literal("stage1"), Type.Literal("stage2"), Type.Literal("stage3"), Type.Literal("stage3+")],
         {
-          description: "Omit to use the saved stage; a per-call stage never changes the saved one.",
+          description:
+            "stage1 = tier sharpen, stage2 = plus, stage3 = ultra, stage3+ = ultra2x (two reviewers); higher stages cost more " +
+            "(credits per stage: the guide). Omit to use the saved stage; a per-call stage never changes the saved one.",
         },
       ),
     ),

@@ -124,6 +124,9 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
   pageSize: (query) => query.num ?? 10,
   checkRules: checkRecipeRules,
   mergeUpdate: mergeRecipeUpdate,
+  updateRule:
+    "A selector supplied (query, ingredient, category or cuisine) replaces the stored one; num is kept unless " +
+    "supplied; empty params run the stored query again.",
   async search(ctx, query) {
     const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
     return toPage(response.body, response.text ?? JSON.stringify(response.body));

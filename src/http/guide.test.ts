@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { registry } from "../capabilities/registry.ts";
+import { renderGuide } from "./guide.ts";
+
+test("the guide's Sharpen section is this deployment's: its families' models and its stage credits", () => {
+  const reviewer = { kind: "openai" as const, baseUrl: "http://127.0.0.1:9", keyVar: "K", tiers: ["sharpen" as const] };
+  const text = renderGuide(registry, {
+    declared: [
+      { ...reviewer, family: "family_c", model: "local-a" },
+      { ...reviewer, family: "family_a", model: "local-b" },
+      { ...reviewer, family: "family_a", model: "local-c" },
+      { ...reviewer, family: "family_a", model: "local-b" },
+    ],
+    tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 },
+  });
+  const section = text.slice(text.indexOf("## Sharpen in this deployment"));
+  assert.match(section, /\| `family_a` \| `local-b`, `local-c` \|\n\| `family_c` \| `local-a` \|/);
+  assert.match(section, /\| `stage1` \| `sharpen` \| 1 \|\n\| `stage2` \| `plus` \| 2 \|\n\| `stage3` \| `ultra` \| 3 \|\n\| `stage3\+` \| `ultra2x` \| 7 \|/);
+  assert.doesNotMatch(section, /family_b/);
+  assert.match(renderGuide(registry, { declared: [], tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 } }), /\(none configured\)/);
+});
