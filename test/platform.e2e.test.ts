@@ -343,6 +343,16 @@ describe("reference capabilities", () => {
     assert.ok(past.body.notes.some((n: string) => /Nothing \(more\) to show/.test(n)));
   });
 
+  test("a search action sent with a record_id says to use the record's search_id", async () => {
+    const { key: own } = await h.account("pro");
+    const ex = await post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ" }, own);
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    const res = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "update" }, own);
+    assertEnvelope(res, 400, "invalid_request");
+    assert.equal(res.body.error.violations[0].path, "/action");
+    assert.match(res.body.error.violations[0].message, new RegExp(`update is a search action; send it with the search_id .*${ex.body.search_id}`));
+  });
+
   test("academic.search: an update inverting the stored year range points at the field it sent", async () => {
     // Its own key: the suite's shared key is near its 60 calls a minute.
     const { key: own } = await h.account("free");

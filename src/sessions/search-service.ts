@@ -552,6 +552,14 @@ export class SearchService {
     const cap = this.capability(session.capability);
     this.assertUsable(caller, cap);
     const def = cap.recordActions.find((a) => a.name === action);
+    if (!def && searchActions(cap).includes(action)) {
+      throw invalidRequest([
+        {
+          path: "/action",
+          message: `${action} is a search action; send it with the search_id of this record's search (${session.id})`,
+        },
+      ]);
+    }
     if (!def) throw unknownRecordAction(cap.id, action, cap.recordActions.map((a) => a.name));
     if (hasKeys(params)) throw invalidRequest([{ path: "/params", message: "record actions take no params (params are for update)" }]);
 

@@ -66,7 +66,8 @@ test("one-selector rule: none given names the body", () => {
   const violations = recipesSearch.checkRules?.({ num: 10 }) ?? [];
   assert.equal(violations.length, 1);
   assert.equal(violations[0]?.path, "");
-  assert.match(violations[0]?.message ?? "", /query.*ingredient.*category.*cuisine/);
+  assert.match(violations[0]?.message ?? "", /^No selector given: .*query.*ingredient.*category.*cuisine/);
+  assert.doesNotMatch(violations[0]?.message ?? "", /combined/, "nothing was combined");
 });
 
 test("one-selector rule: each extra selector gets its own violation", () => {

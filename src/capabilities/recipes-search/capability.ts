@@ -20,6 +20,7 @@ import {
 } from "./themealdb.ts";
 
 const ONE_OF = "Give exactly one of `query`, `ingredient`, `category`, `cuisine`; they cannot be combined.";
+const NONE = "No selector given: add exactly one of `query`, `ingredient`, `category` or `cuisine`.";
 
 /** 1-120 characters, not blank (at least one visible character; see NOT_BLANK_PATTERN). */
 function selectorField(description: string) {
@@ -45,7 +46,7 @@ export type RecipesSearchQuery = Static<typeof recipesSearchSchema>;
 export function checkRecipeRules(query: RecipesSearchQuery): Violation[] {
   const given = givenSelectors(query);
   const first = given[0];
-  if (first === undefined) return [{ path: "", message: ONE_OF }];
+  if (first === undefined) return [{ path: "", message: NONE }];
   return given.slice(1).map((field) => ({
     path: pointer(field),
     message: `\`${field}\` cannot be combined with \`${first}\`. ${ONE_OF}`,
