@@ -383,7 +383,8 @@ before(async () => {
   endpoints = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     const schema = isRecord(item) && isRecord(item.post) ? bodySchema(item.post) : undefined;
-    if (!schema) continue;
+    // MCP answers in JSON-RPC, not the envelope: fuzzed through its execute tool below instead.
+    if (!schema || path.startsWith("/mcp")) continue;
     const m = EXECUTE_PATH.exec(path);
     const kind: Kind = m
       ? "execute"

@@ -53,6 +53,32 @@ function recordSchema(cap: Registry[string]): Json {
   };
 }
 
+/**
+ * The MCP endpoint (spec 4.9) as HTTP sees it: JSON-RPC 2.0 over Streamable HTTP, stateless, JSON
+ * answers. Its tools and their input schemas are published by MCP itself (`tools/list`).
+ */
+function mcpOperation(operationId: string, security: Json[]): Json {
+  const jsonRpc = { oneOf: [{ type: "object" }, { type: "array", items: { type: "object" } }] };
+  return {
+    operationId,
+    summary: "Model Context Protocol: tools discover, inspect, execute, follow_up, sharpen and account",
+    description:
+      "JSON-RPC 2.0 messages (or a batch) over MCP's Streamable HTTP transport, stateless, answered as JSON " +
+      "(send `Accept: application/json, text/event-stream`). Tool results carry the same JSON as the REST " +
+      "routes; a refused tool call is a result with `isError` and the error envelope. Each tools/call counts " +
+      "against the key's rate limit.",
+    security,
+    requestBody: { required: true, content: { "application/json": { schema: jsonRpc } } },
+    responses: {
+      "200": { description: "JSON-RPC response(s)", content: { "application/json": { schema: jsonRpc } } },
+      "202": { description: "Only notifications or responses were sent: nothing to answer" },
+      "400": { description: "Not JSON-RPC (a JSON-RPC error), or a bad Host (the error envelope)" },
+      "405": { description: "A method other than POST (a JSON-RPC error; Allow: POST)" },
+      ...errorResponses(["unauthorized", "capability_disabled", "rate_limited", "internal_error", "service_unavailable"]),
+    },
+  };
+}
+
 function ok(name: string, description = "OK"): Json {
   return { description, content: { "application/json": { schema: ref(name) } } };
 }
@@ -173,6 +199,21 @@ export function buildOpenApi(registry: Registry): Json {
         summary: "Readiness; 503 when the database probe fails",
         security: [],
         responses: { "200": ok("Health"), "503": ok("Health", "Not ready") },
+      },
+    },
+    "/mcp": { post: mcpOperation("mcp", [{ bearer: [] }]) },
+    "/mcp/k/{key}": {
+      post: {
+        ...mcpOperation("mcpKeyInPath", []),
+        parameters: [
+          {
+            name: "key",
+            in: "path",
+            required: true,
+            description: "The API key, for hosts that cannot send headers. Never logged.",
+            schema: { type: "string" },
+          },
+        ],
       },
     },
   };
