@@ -397,7 +397,7 @@ export class SearchService {
   private async liveSession(caller: Caller, searchId: string): Promise<SessionRow> {
     const session = await this.deps.store.getSession(searchId);
     if (!session || session.accountId !== caller.account.id) {
-      throw new ApiError("record_unknown", `No search "${searchId}" for this account.`);
+      throw new ApiError("record_unknown", `No search "${searchId}" for this account.`, { hint: UNKNOWN_ID_HINT });
     }
     if (session.expiresAt <= this.deps.clock.now()) throw sessionExpired();
     return session;
@@ -545,7 +545,7 @@ export class SearchService {
   ): Promise<RecordFollowUpResponse> {
     const found = await this.deps.store.getRecord(recordId);
     if (!found || found.record.accountId !== caller.account.id || found.session.accountId !== caller.account.id) {
-      throw new ApiError("record_unknown", `No record "${recordId}" for this account.`);
+      throw new ApiError("record_unknown", `No record "${recordId}" for this account.`, { hint: UNKNOWN_ID_HINT });
     }
     const { record, session } = found;
     if (session.expiresAt <= this.deps.clock.now()) throw sessionExpired();
@@ -701,3 +701,10 @@ function nothingMoreNote(cap: Capability<JsonObject>): string {
     ? "Nothing (more) to show for this search. To search for something else, send update with the fields to change, or execute again."
     : "Nothing (more) to show for this search. To search for something else, execute again.";
 }
+
+/**
+ * One hint for every unknown id, whether it never existed, was swept, or is another account's: the
+ * answer must not tell them apart.
+ */
+const UNKNOWN_ID_HINT =
+  "Use a search_id or record_id from an answer to this account's own calls; a search expires 24 hours after its last use and is later removed. Execute again for new ids.";
