@@ -130,7 +130,7 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
     "supplied; empty params run the stored query again.",
   async search(ctx, query) {
     const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-    return toPage(response.body, response.text ?? JSON.stringify(response.body));
+    return toPage(response.body, response.text ?? JSON.stringify(response.body), query);
   },
   detailFromSource: (source, record) => storedMealDetail(source, record.ref?.meal_id),
   recordActions: [

@@ -138,6 +138,19 @@ test("filter.php partial meals: all kept, no stored detail, meal-page url, note 
   assert.equal(page.notes?.length, 1);
 });
 
+test("filter.php meals listed for a category or cuisine filter carry it; an ingredient filter adds nothing", () => {
+  const body = fixture("filter_by_category.json");
+  const byCategory = toPage(body, undefined, { category: "Seafood" });
+  assert.ok(byCategory.records.every((r) => r.summary.category === "Seafood" && r.summary.cuisine === undefined));
+  const byCuisine = toPage(body, undefined, { cuisine: "Italian" });
+  assert.ok(byCuisine.records.every((r) => r.summary.cuisine === "Italian" && r.summary.category === undefined));
+  const byIngredient = toPage(body, undefined, {});
+  assert.ok(byIngredient.records.every((r) => r.summary.category === undefined && r.summary.cuisine === undefined));
+  // A full meal keeps its own (search.php answers for a name, not a filter).
+  const full = toPage(fixture("lookup_by_id.json"), undefined, { category: "Other" });
+  assert.notEqual(full.records[0]?.summary.category, "Other");
+});
+
 test('{"meals": null} is zero records, not an error', () => {
   const page = toPage(fixture("search_no_results.json"));
   assert.deepEqual(page.records, []);

@@ -76,9 +76,9 @@ export function parseMeals(body: unknown): Meal[] {
  * as TheMealDB sent it: when the page holds full meals (search.php, lookup.php) it is the page's
  * source, from which `storedMealDetail` maps each record's detail when `details` asks for it.
  */
-export function toPage(body: unknown, text?: string): SearchPage {
+export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuery, "category" | "cuisine">): SearchPage {
   const meals = parseMeals(body);
-  const records = meals.map(mealToRecord);
+  const records = meals.map((meal) => mealToRecord(meal, filtered));
   const notes: string[] = [];
   if (meals.some((m) => !isFullMeal(m))) {
     notes.push(
@@ -105,16 +105,20 @@ export function storedMealDetail(source: string, mealId: unknown): { detail: Jso
   return meal === undefined ? null : mealDetail(meal);
 }
 
-/** One meal as a record: its summary and the id `details` needs (the detail comes from the page source). */
-export function mealToRecord(meal: Meal): RecordDraft {
+/**
+ * One meal as a record: its summary and the id `details` needs (the detail comes from the page source).
+ * filter.php's meals carry no category or cuisine; listed for a category or cuisine filter, that is
+ * theirs (`filtered`: the filter the page answers, as the caller spelled it).
+ */
+export function mealToRecord(meal: Meal, filtered?: Pick<RecipesQuery, "category" | "cuisine">): RecordDraft {
   const id = text(meal.idMeal) ?? "";
   const title = text(meal.strMeal) ?? `Meal ${id}`;
   const summary: RecordDraft["summary"] = { title, url: httpUrl(meal.strSource) ?? mealPage(id) };
   const snippet = snippetOf(text(meal.strInstructions));
   if (snippet !== undefined) summary.snippet = snippet;
-  const category = text(meal.strCategory);
+  const category = text(meal.strCategory) ?? text(filtered?.category);
   if (category !== undefined) summary.category = category;
-  const cuisine = cuisineOf(meal);
+  const cuisine = cuisineOf(meal) ?? text(filtered?.cuisine);
   if (cuisine !== undefined) summary.cuisine = cuisine;
   summary.attribution = ATTRIBUTION;
   return { summary, ref: { meal_id: id } };
