@@ -48,7 +48,10 @@ function describe(err: ErrorObject): Violation {
       return { path: base, message: err.message ?? "is not valid" };
     case "additionalProperties": {
       const key = String((err.params as { additionalProperty: string }).additionalProperty);
-      return { path: base + pointer(key), message: `unknown field "${key}"` };
+      // The fields that are accepted here, so the caller can correct the name in one step.
+      const known = Object.keys((err.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const fields = known.length > 0 ? `; fields: ${known.join(", ")}` : "";
+      return { path: base + pointer(key), message: `unknown field "${key}"${fields}` };
     }
     case "required": {
       const key = String((err.params as { missingProperty: string }).missingProperty);

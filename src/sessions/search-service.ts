@@ -513,7 +513,7 @@ export class SearchService {
     const known = unknown.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([k]) => fields.includes(k)));
     const query = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
     const violations = [
-      ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"` })),
+      ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"; fields: ${fields.join(", ")}` })),
       ...this.queryViolations(cap, query, "/params", new Set(Object.keys(known))),
     ];
     if (violations.length > 0) throw invalidRequest(violations);
