@@ -54,3 +54,14 @@ test("not blank: one violation that says so, and the pattern means the same with
   // Other patterns keep Ajv's own wording.
   assert.match(validate(Type.String({ pattern: "^a$" }), "b")[0]?.message ?? "", /must match pattern/);
 });
+
+test("lengths are said plainly, in characters, and unknown fields list the accepted ones", () => {
+  const schema = Type.Object(
+    { name: Type.String({ minLength: 1, maxLength: 3 }), code: Type.Optional(Type.String({ minLength: 2 })) },
+    { additionalProperties: false },
+  );
+  assert.deepEqual(validate(schema, { name: "" }), [{ path: "/name", message: "must be at least 1 character long" }]);
+  assert.deepEqual(validate(schema, { name: "abcd" }), [{ path: "/name", message: "must be at most 3 characters long" }]);
+  assert.deepEqual(validate(schema, { name: "a", code: "x" }), [{ path: "/code", message: "must be at least 2 characters long" }]);
+  assert.deepEqual(validate(schema, { name: "a", nam: 1 }), [{ path: "/nam", message: 'unknown field "nam"; fields: name, code' }]);
+});

@@ -63,6 +63,13 @@ function describe(err: ErrorObject): Violation {
     }
     case "type":
       return { path: base, message: `must be ${(err.params as { type: string }).type}` };
+    case "minLength":
+    case "maxLength": {
+      // Counted in code points, as the schema counts them; Ajv's own wording reads "must NOT have fewer than".
+      const limit = (err.params as { limit: number }).limit;
+      const unit = limit === 1 ? "character" : "characters";
+      return { path: base, message: `must be ${err.keyword === "minLength" ? "at least" : "at most"} ${limit} ${unit} long` };
+    }
     default:
       return { path: base, message: err.message ?? "is not valid" };
   }
