@@ -20,7 +20,7 @@ import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { runCli } from "../src/cli/run.ts";
 import { type InDoubtCall, InDoubtJournal } from "../src/store/in-doubt.ts";
 import { inDoubtDir, openStore } from "../src/store/open-store.ts";
-import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
+import { IDLE_IN_TRANSACTION_MS, type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";
@@ -1045,6 +1045,62 @@ function integrity(file: string): string {
     db.close();
   }
 }
+
+describe("PostgreSQL: one instance cut off in the middle of a transaction", {
+  skip: process.env.DATABASE_URL ? false : "DATABASE_URL not set",
+}, () => {
+  // Instance A reaches the database through the proxy, which black-holes one of its connections in
+  // the middle of a billed call's transaction (both ends stay open: the server's session waits,
+  // holding the account's row lock). Instance B reaches the database directly.
+  const QUERY_TIMEOUT_MS = 10_000;
+  let db: ProxiedPostgres;
+  let otherStore: PostgresStore | undefined;
+  let other: Harness | undefined;
+  before(async () => {
+    db = await startProxiedPostgres("t_cutoff");
+    otherStore = await PostgresStore.open(process.env.DATABASE_URL!, { schema: db.schema });
+    other = await startHarness({ store: otherStore, replay: db.replay, env: { QUARRY_PLANS: PLANS } });
+  });
+  after(async () => {
+    await other?.close();
+    await otherStore?.close();
+    await db?.close();
+  });
+
+  async function books(accountId: string) {
+    const account = (await db.store.getAccount(accountId))!;
+    const charged = await ledgerByRequest(db.admin, accountId);
+    return { used: account.creditsUsed, reserved: account.creditsReserved, ledger: [...charged.values()].reduce((s, c) => s + c, 0) };
+  }
+
+  test("its COMMIT black-holed: another instance's billed call on the account waits only until the server ends the stranded transaction", async () => {
+    const { key, accountId } = await db.h.account("load");
+    let swallowedAt = 0;
+    db.proxy.loseNext("COMMIT\u0000", "silence", { after: "INSERT INTO ledger", onCut: () => (swallowedAt = Date.now()) });
+    const cutOff = timedCall(db.h.url, key, QUOTE);
+    await until("A's COMMIT to be swallowed", () => swallowedAt > 0, 5000);
+    const o = await timedCall(other!.url, key, QUOTE);
+    assert.equal(o.status, 200, fmt(o));
+    // Before: it waited on the row lock until its own 10 s statement timeout (503), then its hold
+    // could not be released either (the lock was held for 30 s).
+    assert.ok(o.end - swallowedAt < IDLE_IN_TRANSACTION_MS + 3000, `B answered ${o.end - swallowedAt} ms after the cut: ${fmt(o)}`);
+    const a = await cutOff;
+    assert.equal(a.status, 503, fmt(a));
+    await until("the call in doubt to be settled", () => db.store.unresolvedCalls === 0, 10_000);
+    assert.deepEqual(await books(accountId), { used: QUOTE.credits, reserved: 0, ledger: QUOTE.credits });
+  });
+
+  test("a statement black-holed: the call answers 503 after one query timeout, not a second one for a ROLLBACK", async () => {
+    const { key, accountId } = await db.h.account("load");
+    db.proxy.loseNext("INSERT INTO ledger", "silence");
+    const o = await timedCall(db.h.url, key, QUOTE);
+    assert.equal(o.status, 503, fmt(o));
+    assert.equal(o.code, "service_unavailable");
+    const took = o.end - o.start;
+    assert.ok(took >= QUERY_TIMEOUT_MS - 500 && took < QUERY_TIMEOUT_MS + 4000, `answered after ${took} ms: ${fmt(o)}`);
+    assert.deepEqual(await books(accountId), { used: 0, reserved: 0, ledger: 0 });
+  });
+});
 
 describe("embedded store faults", () => {
   let replay: ReplayServer;

@@ -217,6 +217,14 @@ const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING 
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/** How long the server lets a transaction sit idle before ending it (and releasing its locks). */
+export const IDLE_IN_TRANSACTION_MS = 5000;
+
+/** pg's own `query_timeout`: the statement got no reply in time (the connection may be dead). */
+function isClientTimeout(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof pg.DatabaseError) && error.message === "Query read timeout";
+}
+
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
   private readonly pool: pg.Pool;
@@ -258,8 +266,10 @@ export class PostgresStore implements Store {
       connectionTimeoutMillis: 3000,
       statement_timeout: 10000,
       query_timeout: 10000,
-      // A process that dies mid-transaction must not hold row locks for long.
-      idle_in_transaction_session_timeout: 30000,
+      // A transaction here never waits on anything but its own statements, so one idle for 5 s has
+      // lost its client (a process gone, or a link black-holed). It holds the account's row lock:
+      // every other instance's billed calls on that account wait on it until the server ends it.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
       ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
     });
     // An idle client losing its connection emits on the pool; unhandled, that would crash the
@@ -344,9 +354,16 @@ export class PostgresStore implements Store {
           resolveLost = () => onLostCommit(result, error);
         }
       } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
+        // A statement that timed out on this side leaves the connection in an unknown state (a
+        // reply may still come, or never): a ROLLBACK on it would wait out another query timeout.
+        // Dropping the connection ends the transaction on the server just the same (or, should
+        // the link be black-holed, IDLE_IN_TRANSACTION_MS later).
+        if (broken === undefined && isClientTimeout(error)) broken = error as Error;
+        if (broken === undefined) {
+          await client.query("ROLLBACK").catch((rollbackError: unknown) => {
+            broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+          });
+        }
         throw error;
       } finally {
         client.off("error", onError);

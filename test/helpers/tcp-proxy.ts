@@ -17,11 +17,14 @@
  * `loseNext(marker, what, options)` cuts the one connection whose next client bytes contain `marker`
  * (e.g. a COMMIT), on a connection that has sent `options.after` before, if given: `"reply"`
  * delivers those bytes to the target and drops the connection before its answer reaches the
- * client; `"request"` drops it before the bytes reach the target. `options.onCut` runs at the cut.
+ * client; `"request"` drops it before the bytes reach the target; `"silence"` swallows those bytes
+ * and everything after them either way while both ends stay open (that one connection black-holed:
+ * the server's session waits, holding what its transaction locked). `options.onCut` runs at the cut.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 
 export type CutMode = "refuse" | "reset" | "blackhole" | "freeze";
+export type LoseWhat = "reply" | "request" | "silence";
 
 export interface LoseOptions {
   /** Only on a connection that has already sent bytes containing this. */
@@ -42,7 +45,7 @@ export interface TcpProxy {
   /** Pipe new connections to the target again. */
   restore(): Promise<void>;
   /** Cut the next connection that sends `marker`, losing that message's reply or the message itself. */
-  loseNext(marker: string, what: "reply" | "request", options?: LoseOptions): void;
+  loseNext(marker: string, what: LoseWhat, options?: LoseOptions): void;
   close(): Promise<void>;
 }
 
@@ -51,8 +54,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let state: "up" | CutMode = "up";
   let accepted = 0;
   let port = 0;
-  let armed: { marker: Buffer; what: "reply" | "request"; after: Buffer | null; onCut?: () => void } | null =
-    null;
+  let armed: { marker: Buffer; what: LoseWhat; after: Buffer | null; onCut?: () => void } | null = null;
 
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -72,14 +74,20 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     const upstream = connect(target.port, target.host);
     track(upstream);
     let replyLost = false;
+    let silenced = false;
     let sawAfter = false;
     client.on("data", (chunk: Buffer) => {
-      if (state === "freeze") return; // swallowed: the target never sees it
+      if (state === "freeze" || silenced) return; // swallowed: the target never sees it
       const hit =
         armed !== null && (armed.after === null || sawAfter) && chunk.includes(armed.marker) ? armed : null;
       if (armed?.after && chunk.includes(armed.after)) sawAfter = true;
       const cut = hit?.what ?? null;
       if (hit !== null) armed = null;
+      if (cut === "silence") {
+        silenced = true;
+        hit?.onCut?.();
+        return;
+      }
       if (cut !== "request") upstream.write(chunk);
       if (cut === null) return;
       // The client sees its connection drop now; the target keeps its end until it has answered
@@ -91,14 +99,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       hit?.onCut?.();
     });
     upstream.on("data", (chunk: Buffer) => {
-      if (state === "freeze") return; // swallowed: the client never sees it
+      if (state === "freeze" || silenced) return; // swallowed: the client never sees it
       if (replyLost) upstream.destroy();
       else client.write(chunk);
     });
+    // A silenced connection is black-holed: neither end learns that the other closed.
     client.on("close", () => {
-      if (!replyLost) upstream.destroy();
+      if (!replyLost && !silenced) upstream.destroy();
     });
-    upstream.on("close", () => client.destroy());
+    upstream.on("close", () => {
+      if (!silenced) client.destroy();
+    });
   };
 
   let server: Server = createServer(onConnection);
@@ -137,7 +148,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (mode !== "freeze") destroyAll();
       if (mode === "refuse") await closeServer(server);
     },
-    loseNext(marker: string, what: "reply" | "request", options: LoseOptions = {}) {
+    loseNext(marker: string, what: LoseWhat, options: LoseOptions = {}) {
       armed = {
         marker: Buffer.from(marker),
         what,
