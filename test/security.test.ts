@@ -123,3 +123,15 @@ test("no key ever reaches a log line or an error message", async () => {
   }
   assert.ok(lines.some((l) => l.includes("/mcp/k/***")), "the URL form is logged redacted");
 });
+
+test("a key sent without the Bearer scheme is told so; no header at all is told a key is required", async () => {
+  const { key } = await h.account();
+  const bare = await h.call("GET", "/v1/account", { headers: { authorization: key } });
+  assert.equal(bare.status, 401);
+  assert.match(bare.body.error.message, /must read `Bearer <API_KEY>`/);
+  assert.doesNotMatch(JSON.stringify(bare.body), new RegExp(key), "the key is not echoed");
+  const none = await h.call("GET", "/v1/account");
+  assert.equal(none.status, 401);
+  assert.equal(none.body.error.message, "An API key is required.");
+  assert.match(none.body.error.hint, /\/mcp\/k\/<API_KEY>/);
+});

@@ -25,7 +25,8 @@ export function hashKey(key: string): string {
   return hash("sha256", key, "hex");
 }
 
-const UNAUTHORIZED_HINT = "Send `Authorization: Bearer <API_KEY>` with a live key (qk_live_…).";
+const UNAUTHORIZED_HINT =
+  "Send `Authorization: Bearer <API_KEY>` with a live key (qk_live_…); an MCP host that cannot send headers puts it in the URL instead: /mcp/k/<API_KEY>.";
 
 export class AccountService {
   constructor(
@@ -132,6 +133,8 @@ export class AccountService {
 
   /** Resolve `Authorization: Bearer …` (or a bare key, for the MCP URL form) to a caller. */
   async authenticate(key: string | undefined): Promise<Caller> {
+    // "" is an Authorization header that is there but not `Bearer <key>` (http/auth.ts, bearerKey).
+    if (key === "") throw new ApiError("unauthorized", "The Authorization header must read `Bearer <API_KEY>`.", { hint: UNAUTHORIZED_HINT });
     if (!key) throw new ApiError("unauthorized", "An API key is required.", { hint: UNAUTHORIZED_HINT });
     if (!KEY_PATTERN.test(key)) throw new ApiError("unauthorized", "The API key is not valid.", { hint: UNAUTHORIZED_HINT });
     const digest = hashKey(key);
