@@ -74,8 +74,20 @@ export const RecordFollowUpResponse = Type.Object({
   balance: ref("Balance"),
 });
 
-const Tier = Type.Union(["sharpen", "plus", "ultra", "ultra2x"].map((t) => Type.Literal(t)));
-const Stage = Type.Union(["stock", "stage1", "stage2", "stage3", "stage3+"].map((t) => Type.Literal(t)));
+const Tier = (description?: string) =>
+  Type.Union(
+    ["sharpen", "plus", "ultra", "ultra2x"].map((t) => Type.Literal(t)),
+    description === undefined ? {} : { description },
+  );
+const Stage = (description?: string) =>
+  Type.Union(
+    ["stock", "stage1", "stage2", "stage3", "stage3+"].map((t) => Type.Literal(t)),
+    description === undefined ? {} : { description },
+  );
+const PLAN_TIER = "The highest Sharpen tier the plan allows; a per-call stage above it is refused.";
+const SERVED_STAGE =
+  "The stage a Sharpen call without `stage` is served at: the saved setting capped at the plan's tier " +
+  "(stage1 = tier sharpen, stage2 = plus, stage3 = ultra, stage3+ = ultra2x); `stock`: Sharpen is off.";
 
 export const CatalogResponse = Type.Object({
   capabilities: Type.Array(
@@ -92,12 +104,17 @@ export const CatalogResponse = Type.Object({
     }),
   ),
   sharpen: Type.Object({
-    tier: Tier,
-    stage: Type.Optional(Stage),
-    stages: Type.Optional(Type.Array(Type.Object({ stage: Stage, tier: Tier }))),
+    tier: Tier(PLAN_TIER),
+    stage: Type.Optional(Stage(SERVED_STAGE)),
+    stages: Type.Optional(
+      Type.Array(Type.Object({ stage: Stage(), tier: Tier() }), { description: "Each stage and the tier it stands for." }),
+    ),
     url: Type.String(),
-    typical_credits: Type.Integer({ minimum: 0 }),
-    enabled: Type.Boolean(),
+    typical_credits: Type.Integer({
+      minimum: 0,
+      description: "Credits of a call at `stage` (each stage's credits: GET /v1/guide).",
+    }),
+    enabled: Type.Boolean({ description: "Sharpen can be called with this key here now (plan, account and reviewers)." }),
   }),
   instructions: Type.String(),
 });
@@ -130,14 +147,14 @@ export const AccountResponse = Type.Object({
   status: Type.Union(["free", "active", "past_due", "canceled"].map((s) => Type.Literal(s))),
   cadence: Type.Union([Type.Literal("monthly"), Type.Literal("annual"), Type.Null()]),
   credits: ref("Balance"),
-  sharpen_tier: Tier,
-  sharpen_stage: Type.Optional(Stage),
+  sharpen_tier: Tier(PLAN_TIER),
+  sharpen_stage: Type.Optional(Stage(SERVED_STAGE)),
   enabled_capabilities: Type.Array(Type.String()),
 });
 
 export const SharpenResponse = Type.Object({
-  tier: Tier,
-  stage: Type.Optional(Stage),
+  tier: Tier("The tier this call was served at."),
+  stage: Type.Optional(Stage("The stage this call was served at.")),
   reviews: Type.Array(
     Type.Object({ reviewer: Type.Object({ family: Type.String(), model: Type.String() }), review: Type.String() }),
   ),
