@@ -353,6 +353,28 @@ describe("MCP refusals", () => {
     assert.equal(h.replay.requests.length, upstreamBefore, "nothing reached the provider");
   });
 
+  test("the server's instructions carry the demo caveat in the offline demo, as the catalog's do", async () => {
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
+    const { key } = await h.account("free");
+    const live = await rawPost(`${h.url}/mcp/k/${key}`, init);
+    assert.doesNotMatch(live.body.result.instructions, /DEMO/);
+    const demo = await startHarness({ env: { QUARRY_DEMO: "1" }, replay: h.replay });
+    try {
+      const account = await demo.account("free");
+      const answer = await rawPost(`${demo.url}/mcp/k/${account.key}`, init);
+      assert.match(answer.body.result.instructions, /recorded demo data/);
+      const catalog = await demo.call("GET", "/v1/catalog", { key: account.key });
+      assert.match(catalog.body.instructions, /recorded demo data/);
+    } finally {
+      await demo.close();
+    }
+  });
+
   test("a disallowed Origin is 403 in the envelope; an allowed one or none passes", async () => {
     const { key } = await h.account("free");
     const init = {

@@ -33,6 +33,12 @@ export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
   return clone;
 }
 
+/** Said wherever an agent is oriented (catalog instructions, MCP's server instructions) in the offline demo. */
+export const DEMO_NOTE =
+  "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources; " +
+  "only the example bodies shown by inspect are guaranteed to have recordings, and a filter the recordings " +
+  "do not hold is answered from the recording of the same search, unfiltered.";
+
 export class CatalogService {
   constructor(
     private readonly deps: {
@@ -71,12 +77,7 @@ export class CatalogService {
       "Search sessions live 24 hours after their last use. Sharpen (POST /v1/sharpen) gets a second opinion on a draft",
       "from a model of a different family than yours.",
     ];
-    if (this.deps.config.demo) {
-      lines.push(
-        "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources;",
-        "only the example bodies shown by inspect are guaranteed to have recordings.",
-      );
-    }
+    if (this.deps.config.demo) lines.push(DEMO_NOTE);
     return lines.join(" ");
   }
 

@@ -23,6 +23,7 @@ import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey } from "../http/auth.ts";
 import { originOf } from "../http/origin.ts";
 import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
+import { DEMO_NOTE } from "../catalog/catalog-service.ts";
 import { isObject } from "../validation.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
 
@@ -173,7 +174,11 @@ function createServer(
   const { requestId } = origin;
   const server = new Server(
     { name: "quarry", version: API_VERSION },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: SCHEMA_VALIDATOR },
+    {
+      capabilities: { tools: {} },
+      instructions: services.config.demo ? `${INSTRUCTIONS} ${DEMO_NOTE}` : INSTRUCTIONS,
+      jsonSchemaValidator: SCHEMA_VALIDATOR,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (call, extra) => {
