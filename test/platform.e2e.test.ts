@@ -466,6 +466,13 @@ describe("reference capabilities", () => {
     const more = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more" }, acct.key);
     assertEnvelope(more, 400, "invalid_request");
     assert.equal(more.body.error.violations[0].path, "/action");
+    // With params too: both problems in one answer.
+    const moreWithParams = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "more", params: { num: 5 } }, acct.key);
+    assertEnvelope(moreWithParams, 400, "invalid_request");
+    assert.deepEqual(
+      moreWithParams.body.error.violations.map((v: { path: string }) => v.path),
+      ["/action", "/params"],
+    );
     const upd = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { window: "1D" } }, acct.key);
     assert.equal(upd.status, 200, JSON.stringify(upd.body));
     assert.equal(upd.body.charged_credits, 4);

@@ -415,10 +415,11 @@ export class SearchService {
     this.assertUsable(caller, cap);
     const state = session.state as unknown as SessionState;
     if (action === "more") {
-      if (hasKeys(params)) throw invalidRequest([{ path: "/params", message: "more takes no params (params are for update)" }]);
-      if (cap.paging === "single") {
-        throw invalidRequest([{ path: "/action", message: `${cap.id} returns a single result; more is not offered` }]);
-      }
+      // Both problems at once, so one correction is enough.
+      const violations = [];
+      if (cap.paging === "single") violations.push({ path: "/action", message: `${cap.id} returns a single result; more is not offered` });
+      if (hasKeys(params)) violations.push({ path: "/params", message: "more takes no params (params are for update)" });
+      if (violations.length > 0) throw invalidRequest(violations);
       return cap.paging === "local"
         ? this.moreLocal(caller, cap, session, state, origin)
         : this.moreFromSource(caller, cap, session, state, origin);
