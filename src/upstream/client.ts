@@ -311,7 +311,8 @@ export class HttpUpstreamClient implements UpstreamClient {
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
       throw new ApiError("provider_error", `${req.provider} answered HTTP ${status}.`, {
-        hint: "The provider refused the request; nothing was charged.",
+        // provider_error is retryable by its code (spec 7), but a refusal (4xx) is not a passing fault.
+        hint: "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
       });
     }
     if (req.responseType === "text") return { status, headers: res.headers, body: text as T, text };
