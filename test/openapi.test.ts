@@ -12,12 +12,19 @@ test("the OpenAPI document is valid OpenAPI 3.1", async () => {
   assert.equal(validator.version, "3.1");
 });
 
-test("every capability has an execute path whose body schema is its request schema", () => {
-  const doc = buildOpenApi(registry) as { paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: unknown }> } } }> };
+test("every capability has an execute path whose body schema is its request schema, with inspect's examples", () => {
+  const doc = buildOpenApi(registry) as {
+    paths: Record<string, { post?: { requestBody: { content: Record<string, { schema: unknown; examples?: Record<string, { summary: string; value: unknown }> }> } } }>;
+  };
   for (const cap of Object.values(registry)) {
     const op = doc.paths[`/v1/capabilities/${cap.id}/execute`]?.post;
     assert.ok(op, cap.id);
-    assert.deepEqual(op.requestBody.content["application/json"]!.schema, JSON.parse(JSON.stringify(cap.schema)));
+    const json = op.requestBody.content["application/json"]!;
+    assert.deepEqual(json.schema, JSON.parse(JSON.stringify(cap.schema)));
+    assert.deepEqual(
+      Object.values(json.examples ?? {}).map((e) => ({ title: e.summary, body: e.value })),
+      cap.examples,
+    );
   }
 });
 

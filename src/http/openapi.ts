@@ -225,7 +225,16 @@ export function buildOpenApi(registry: Registry): Json {
         description: cap.description,
         tags: [cap.topic],
         security: [{ bearer: [] }],
-        requestBody: { required: true, content: { "application/json": { schema: plain(cap.schema) } } },
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: plain(cap.schema),
+              // inspect's examples (the offline demo's recordings answer them).
+              examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { summary: e.title, value: e.body }])),
+            },
+          },
+        },
         responses: {
           "200": {
             description: `ExecuteResponse whose results are ${recordComponent(cap.id)}`,
