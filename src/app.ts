@@ -11,7 +11,7 @@ import { API_VERSION, type Config } from "./config.ts";
 import { ApiError, type CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
-import { closeAfterLatest, type Connections, trackConnections } from "./http/connections.ts";
+import { closeAfterLatest, type Connections, isClosing, trackConnections } from "./http/connections.ts";
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
@@ -148,7 +148,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Callback-style hooks: an async hook costs a promise per request on the hot path.
   app.addHook("onRequest", (request, reply, done) => {
-    reply.header("x-request-id", String(request.id));
+    // On the raw response, so an answer made outside Fastify (a request timing out: error-handler.ts)
+    // carries the id of the request's own log line too.
+    reply.raw.setHeader("x-request-id", String(request.id));
+    if (isClosing(request.raw.socket)) {
+      // Read from a connection that closes after an answer already made (a request before this one
+      // timed out): its own answer would be lost with the connection, so it must not run.
+      done(new ApiError("service_unavailable", "This connection is closing; the request was not run.", {
+        hint: "Send the request again on a new connection.",
+      }));
+      return;
+    }
     // HTTP/1.1 requires Host (RFC 9112 3.2); HTTP/1.0 may omit it.
     if (request.headers.host === undefined && request.raw.httpVersionMinor === 1) {
       const message = "The Host header is required in HTTP/1.1.";

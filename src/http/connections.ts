@@ -90,10 +90,16 @@ export function pendingLatest(socket: Socket): ServerResponse | undefined {
   return latest !== undefined && !latest.writableFinished ? latest : undefined;
 }
 
+/** True once closeAfterLatest was called on the connection: a request read from it now is not run. */
+export function isClosing(socket: Socket): boolean {
+  return (socket as TrackedSocket)[CLOSING] === true;
+}
+
 /**
  * Close the connection once the answer to its latest request so far has been written (call it while
  * an answer on it is pending: see pendingLatest). Requests pipelined behind the current one are
- * still answered; nothing after them is read.
+ * still answered; one read after this is refused unrun (the onRequest hook, isClosing): its answer
+ * would be lost with the connection.
  */
 export function closeAfterLatest(socket: Socket): void {
   const tracked = socket as TrackedSocket;

@@ -103,26 +103,34 @@ const PARSER_ERRORS: Record<string, string> = {
  * closes after the last of them instead (writing ours first would garble them; closing after the
  * first would lose the others, charged already: http/connections.ts).
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket, requestId: string): void {
+export function answerClientError(error: Error & { code?: string }, socket: Socket, newId: string): void {
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   const code = error.code ?? "unknown";
   const message = PARSER_ERRORS[code] ?? `The request is not valid HTTP (${/^[A-Z0-9_]{1,60}$/.test(code) ? code : "unknown"}).`;
-  const body = JSON.stringify(
-    new ApiError("invalid_request", message, {
-      violations: [{ path: "", message }],
-      hint: "Send an HTTP/1.1 request with well-formed headers (under 16 KiB in all) and a body as its Content-Length says, without pausing.",
-    }).toEnvelope(requestId),
-  );
+  const envelope = (requestId: string) =>
+    JSON.stringify(
+      new ApiError("invalid_request", message, {
+        violations: [{ path: "", message }],
+        hint: "Send an HTTP/1.1 request with well-formed headers (under 16 KiB in all) and a body as its Content-Length says, without pausing.",
+      }).toEnvelope(requestId),
+    );
   // The latest request is still arriving (its body sent too slowly, or broken off): its route never
   // gets it, and nothing after it can be read.
   const latest = latestResponse(socket);
   if (latest !== undefined && !latest.req.complete) {
+    // Nothing more is read from it; a request already read behind it is refused unrun (onRequest).
+    socket.pause();
+    closeAfterLatest(socket);
     if (latest.writableFinished) {
       // Answered from its headers already (a 401): Node was reading and dropping the rest.
       socket.destroy();
     } else if (!latest.headersSent) {
       // Its answer is this refusal, written after the answers before it (pipelined calls, charged
-      // already); then the connection closes.
+      // already); then the connection closes. It carries the request's own id (set in the onRequest
+      // hook), the one its log line shows.
+      const ownId = latest.getHeader("x-request-id");
+      const requestId = typeof ownId === "string" ? ownId : newId;
+      const body = envelope(requestId);
       latest.shouldKeepAlive = false;
       latest.writeHead(400, {
         "content-type": "application/json; charset=utf-8",
@@ -145,11 +153,12 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
+  const body = envelope(newId);
   socket.end(
     "HTTP/1.1 400 Bad Request\r\n" +
       "content-type: application/json; charset=utf-8\r\n" +
       `content-length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${requestId}\r\n` +
+      `x-request-id: ${newId}\r\n` +
       "cache-control: no-store\r\n" +
       "connection: close\r\n\r\n" +
       body,
