@@ -114,3 +114,25 @@ test("baseUrl: 5xx maps to provider_error and a hung server to provider_timeout"
     (err: unknown) => err instanceof ApiError && err.code === "provider_timeout",
   );
 });
+
+test("a provider's 4xx: a refused request hints at changing it; refused credentials hint that only the operator can help", async (t) => {
+  const refusing = (status: number) =>
+    server(t, (_req, res) => {
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end("{}");
+    });
+  const c = client(t);
+  const hintFor = async (status: number) => {
+    const srv = await refusing(status);
+    const err = await c
+      .send({ provider: `p${status}`, baseUrl: srv.url, method: "GET", path: "/" }, AbortSignal.timeout(5000))
+      .then(
+        () => assert.fail("refused"),
+        (e: unknown) => e,
+      );
+    assert.ok(err instanceof ApiError && err.code === "provider_error", String(err));
+    return err.hint ?? "";
+  };
+  assert.match(await hintFor(404), /change it, or try later/);
+  for (const status of [401, 402, 403]) assert.match(await hintFor(status), /credentials or account.*the operator has to/);
+});

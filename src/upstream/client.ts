@@ -312,7 +312,10 @@ export class HttpUpstreamClient implements UpstreamClient {
     if ((status < 200 || status >= 300) && !accepted) {
       throw new ApiError("provider_error", `${req.provider} answered HTTP ${status}.`, {
         // provider_error is retryable by its code (spec 7), but a refusal (4xx) is not a passing fault.
-        hint: "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
+        hint:
+          status === 401 || status === 402 || status === 403
+            ? "The provider refused this deployment's credentials or account; nothing was charged. Changing the request will not help; the operator has to."
+            : "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
       });
     }
     if (req.responseType === "text") return { status, headers: res.headers, body: text as T, text };

@@ -26,7 +26,7 @@ test("request: GET /search.json engine=google_finance q window hl (hl=en when la
   assert.equal(req.method, "GET");
   assert.equal(req.path, "/search.json");
   assert.deepEqual(req.query, { engine: "google_finance", q: "GOOGL:NASDAQ", window: "5D", hl: "en" });
-  assert.deepEqual(req.acceptStatus, [400]);
+  assert.deepEqual(req.acceptStatus, [400, 401, 403]);
   assert.deepEqual(toRequest({ symbol: "EUR-USD" }).query, {
     engine: "google_finance",
     q: "EUR-USD",
@@ -176,21 +176,31 @@ test("SerpApi error bodies are provider errors with the provider's message", () 
 });
 
 test("errors about the deployment's SerpApi account reach the log, not the caller", () => {
-  for (const error of [
-    "Your account has run out of searches.",
-    "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key",
-    "Your plan does not include this engine.",
-  ]) {
+  // As SerpApi sends them (serpapi.com/api-status-and-error-codes): 401 for the key, 403 for the
+  // account, and a searches-run-out text in a body of another status.
+  for (const [status, error] of [
+    [401, "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key"],
+    [403, "The account associated with this API key doesn't have permission to perform the request."],
+    [400, "Your searches for the month have run out. You can upgrade your plan at https://serpapi.com/pricing"],
+    [200, "Your account has run out of searches."],
+  ] as const) {
     assert.throws(
-      () => toPage(200, { error }, QUERY),
+      () => toPage(status, { error }, QUERY),
       (e: unknown) => {
         const api = e as ApiError;
         assert.ok(isProviderError(e), error);
         assert.doesNotMatch(api.message, /run out|Invalid API key|manage-api-key|plan does not/, error);
         assert.match(api.message, /refused this deployment's account/);
-        assert.equal((api.cause as Error).message, `SerpApi: ${error}`);
+        assert.equal((api.cause as Error).message, `SerpApi (HTTP ${status}): ${error}`);
         return true;
       },
     );
   }
+  // A 401 without an error text is the same refusal.
+  assert.throws(() => toPage(401, {}, QUERY), /refused this deployment's account/);
+  // A refusal of the request itself keeps SerpApi's words, even when they quote a symbol like PLAN:NYSE.
+  assert.throws(
+    () => toPage(400, { error: "Unsupported symbol: PLAN:NYSE." }, QUERY),
+    (e: unknown) => isProviderError(e) && /SerpApi reported: Unsupported symbol: PLAN:NYSE/.test((e as Error).message),
+  );
 });

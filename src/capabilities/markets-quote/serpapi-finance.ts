@@ -37,18 +37,22 @@ export function toRequest(query: MarketsQuery): UpstreamRequest {
     window: query.window ?? "1D",
     hl: query.language ?? DEFAULT_LANGUAGE,
   };
-  // 400 is read, not failed, so SerpApi's own `error` message reaches the caller.
-  return { provider: "serpapi", method: "GET", path: "/search.json", query: params, acceptStatus: [400] };
+  // Read, not failed: 400 so SerpApi's own `error` message reaches the caller; 401 and 403 (the
+  // deployment's key or account refused) so SerpApi's words reach the log.
+  return { provider: "serpapi", method: "GET", path: "/search.json", query: params, acceptStatus: [400, 401, 403] };
 }
 
 type Obj = Record<string, unknown>;
 
 /**
  * SerpApi errors about this deployment's own SerpApi account (its key, plan or searches left): the
- * operator's business, not the caller's. The caller is told the provider refused the deployment; the
- * provider's words go to the log (the error's cause, logged with every 5xx).
+ * operator's business, not the caller's. SerpApi answers them 401 (key) or 403 (account), and some
+ * in a body with another status (searches run out). The caller is told the provider refused the
+ * deployment; the provider's words go to the log (the error's cause, logged with every 5xx). A 429
+ * (throughput or searches used up) goes the upstream client's retry way and is reported as the
+ * provider's rate limit, with no SerpApi text.
  */
-const ACCOUNT_ERROR = /api[ _-]?key|account|plan\b|run out|searches (?:per|left)|quota|subscription/i;
+const ACCOUNT_ERROR = /api[ _-]?key|run out|your (?:account|plan|searches)|upgrade your plan|account (?:has been|is) /i;
 
 /**
  * Zero or one record. SerpApi `error` bodies are provider errors carrying SerpApi's words (a bad
@@ -60,14 +64,14 @@ export function toPage(status: number, body: unknown, query: MarketsQuery): Sear
     throw new ApiError("provider_error", `SerpApi answered HTTP ${status} with a non-object body.`);
   const error = str(root.error);
   const ok = status >= 200 && status < 300;
+  if (status === 401 || status === 403 || (error !== undefined && ACCOUNT_ERROR.test(error))) {
+    throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
+      hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
+      cause: new Error(`SerpApi (HTTP ${status}): ${error ?? "no error text"}`),
+    });
+  }
   if (error !== undefined) {
     if (ok && /hasn'?t returned any results|no results/i.test(error)) return empty(query.symbol);
-    if (ACCOUNT_ERROR.test(error)) {
-      throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
-        hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
-        cause: new Error(`SerpApi: ${error}`),
-      });
-    }
     throw new ApiError("provider_error", `SerpApi reported: ${error}`);
   }
   if (!ok) throw new ApiError("provider_error", `SerpApi answered HTTP ${status}.`);
