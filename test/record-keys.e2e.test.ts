@@ -47,8 +47,15 @@ test("every record carries exactly its capability's published keys, with their t
     const component = doc.components.schemas[recordComponent(cap.id)];
     assert.ok(component, `${recordComponent(cap.id)} is published`);
     assert.equal(component.additionalProperties, true, "published: extra keys may appear (spec 9)");
-    // What Quarry itself sends: no key beyond the published ones.
-    const exact = ajv.compile({ ...component, additionalProperties: false });
+    // What Quarry itself sends: no key beyond the published ones, and every key the capability
+    // always sends (published as optional, spec 9, and said to be always present).
+    const always: string[] = (cap.recordKeys as { required?: string[] }).required ?? [];
+    assert.deepEqual(component.required, ["record_id", "title"], "published: only RecordSummary's own keys are required");
+    for (const key of always) {
+      const described = (component.properties as Record<string, { description?: string }>)[key]?.description ?? "";
+      assert.match(described, /Always present\.$/, `${cap.id}: ${key}`);
+    }
+    const exact = ajv.compile({ ...component, required: [...(component.required as string[]), ...always], additionalProperties: false });
     const answer = ajv.compile({
       $ref: `${DOC_ID}#/paths/${`/v1/capabilities/${cap.id}/execute`.replaceAll("/", "~1")}/post/responses/200/content/application~1json/schema`,
     });

@@ -104,8 +104,9 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   /**
    * The capability's own record keys (spec 4.6), beside RecordSummary's `record_id`, `title`, `url`
    * and `snippet`; required where the spec says "always". Published as the OpenAPI component
-   * `RecordSummary.<id>` (extra keys allowed there, spec 9); test/record-keys.e2e.test.ts holds the
-   * records mapped from every recording to exactly these keys.
+   * `RecordSummary.<id>` (optional there, "Always present." in the description, extra keys allowed:
+   * spec 9); test/record-keys.e2e.test.ts holds the records mapped from every recording to exactly
+   * these keys, the required ones present.
    */
   recordKeys: TObject;
   paging: PagingKind;

@@ -38,17 +38,27 @@ const AUTH_ERRORS: ErrorCode[] = ["unauthorized", "rate_limited", "internal_erro
 export const recordComponent = (capabilityId: string) => `RecordSummary.${capabilityId}`;
 
 /**
- * RecordSummary with a capability's own keys: one object schema, extra keys still allowed (spec 9:
- * "record keys published as documented components are optional and extra keys may appear").
+ * RecordSummary with a capability's own keys: one object schema, extra keys still allowed. Spec 9:
+ * "record keys published as documented components are optional and extra keys may appear", so only
+ * RecordSummary's own `record_id` and `title` are required; a key the capability always sends says
+ * so in its description (its own schema, `recordKeys`, still requires it: the record-keys test).
  */
 function recordSchema(cap: Registry[string]): Json {
   const base = plain(RecordSummary) as { properties: Json; required: string[] };
-  const own = plain(cap.recordKeys) as { properties: Json; required?: string[] };
+  const own = plain(cap.recordKeys) as { properties: Record<string, Json>; required?: string[] };
+  const always = new Set(own.required ?? []);
+  const properties = Object.fromEntries(
+    Object.entries(own.properties).map(([key, schema]) => {
+      if (!always.has(key)) return [key, schema];
+      const said = typeof schema.description === "string" ? `${schema.description} ` : "";
+      return [key, { ...schema, description: `${said}Always present.` }];
+    }),
+  );
   return {
     type: "object",
-    description: `A ${cap.id} record: RecordSummary's keys and the capability's own; keys not required are there when the source has a value. Extra keys may appear.`,
-    properties: { ...base.properties, ...own.properties },
-    required: [...base.required, ...(own.required ?? [])],
+    description: `A ${cap.id} record: RecordSummary's keys and the capability's own, each there when the source has a value (those marked "Always present." always are). Extra keys may appear.`,
+    properties: { ...base.properties, ...properties },
+    required: base.required,
     additionalProperties: true,
   };
 }
