@@ -144,6 +144,9 @@ test("filter.php meals listed for a category or cuisine filter carry it; an ingr
   assert.ok(byCategory.records.every((r) => r.summary.category === "Seafood" && r.summary.cuisine === undefined));
   const byCuisine = toPage(body, undefined, { cuisine: "Italian" });
   assert.ok(byCuisine.records.every((r) => r.summary.cuisine === "Italian" && r.summary.category === undefined));
+  // Named as TheMealDB lists them, whatever case the caller used; "Unknown" is no cuisine.
+  assert.ok(toPage(body, undefined, { category: "seafood" }).records.every((r) => r.summary.category === "Seafood"));
+  assert.ok(toPage(body, undefined, { cuisine: "unknown" }).records.every((r) => r.summary.cuisine === undefined));
   const byIngredient = toPage(body, undefined, {});
   assert.ok(byIngredient.records.every((r) => r.summary.category === undefined && r.summary.cuisine === undefined));
   // A full meal keeps its own (search.php answers for a name, not a filter).

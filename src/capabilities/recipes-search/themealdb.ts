@@ -116,9 +116,9 @@ export function mealToRecord(meal: Meal, filtered?: Pick<RecipesQuery, "category
   const summary: RecordDraft["summary"] = { title, url: httpUrl(meal.strSource) ?? mealPage(id) };
   const snippet = snippetOf(text(meal.strInstructions));
   if (snippet !== undefined) summary.snippet = snippet;
-  const category = text(meal.strCategory) ?? text(filtered?.category);
+  const category = text(meal.strCategory) ?? asListed(filtered?.category);
   if (category !== undefined) summary.category = category;
-  const cuisine = cuisineOf(meal) ?? text(filtered?.cuisine);
+  const cuisine = cuisineOf(meal) ?? areaAsCuisine(asListed(filtered?.cuisine));
   if (cuisine !== undefined) summary.cuisine = cuisine;
   summary.attribution = ATTRIBUTION;
   return { summary, ref: { meal_id: id } };
@@ -192,8 +192,20 @@ export function mealPage(id: string): string {
 
 /** TheMealDB uses area "Unknown" for meals without one; that is not a cuisine. */
 function cuisineOf(meal: Meal): string | undefined {
-  const area = text(meal.strArea);
+  return areaAsCuisine(text(meal.strArea));
+}
+
+function areaAsCuisine(area: string | undefined): string | undefined {
   return area === undefined || area.toLowerCase() === "unknown" ? undefined : area;
+}
+
+/**
+ * A filter value as TheMealDB names its categories and areas ("Seafood", "Italian": each word
+ * capitalized), whatever case the caller used (TheMealDB's filters ignore it).
+ */
+function asListed(value: string | undefined): string | undefined {
+  const t = text(value);
+  return t === undefined ? undefined : t.toLowerCase().replace(/(^|[\s-])(\p{L})/gu, (_m, sep: string, c: string) => sep + c.toUpperCase());
 }
 
 function instructionsOf(raw: string | undefined): string | undefined {
