@@ -42,7 +42,11 @@ test("another account's follow-up on an id does not wait for the owner's call in
   try {
     const from = h.replay.requests.length;
     const update = h.call("POST", "/v1/follow-up", { key: owner.key, body: { search_id: searchId, action: "update", params: {} } });
-    while (!h.replay.requests.slice(from).some((r) => r.prefix === "serpapi")) await new Promise((r) => setTimeout(r, 10));
+    const upstream = () => h.replay.requests.slice(from).some((r) => r.prefix === "serpapi");
+    for (let waited = 0; !upstream(); waited += 10) {
+      assert.ok(waited < 5000, "the owner's update reached the provider");
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const started = performance.now();
     const foreign = await h.call("POST", "/v1/follow-up", { key: stranger.key, body: { search_id: searchId, action: "update", params: {} } });
     const waited = performance.now() - started;

@@ -36,7 +36,7 @@ function sharpenSection(sharpen: Pick<SharpenSettings, "declared" | "tierCredits
     "",
     "A call without `stage` uses the account's saved stage (catalog `sharpen.stage`); a per-call `stage` may",
     "not exceed the plan's tier (catalog `sharpen.tier`). Credits per answered review (`stage3+` asks two",
-    "reviewers; with only one of them answering, half is charged; with none, nothing):",
+    "reviewers; with only one of them answering, half is charged, rounded up; with none, nothing):",
     "",
     "| stage | tier | credits |",
     "|---|---|---:|",

@@ -1,8 +1,8 @@
 /**
  * The MCP endpoint (spec 4.9, 5.4): Streamable HTTP, stateless, at `POST /mcp` (Bearer key) and
  * `POST /mcp/k/<key>` (key in the path; the route is logged as `/mcp/k/***`, see redactUrl).
- * Order per request: Origin allow-list → key (401 before any MCP processing) → rate limit per
- * tools/call → a fresh SDK server and transport for this request only.
+ * Order per request: a Host the SDK can use (400) → Origin allow-list → key (401 before any MCP
+ * processing) → rate limit per tools/call → a fresh SDK server and transport for this request only.
  */
 import type { IncomingMessage } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
