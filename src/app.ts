@@ -11,7 +11,7 @@ import { API_VERSION, type Config } from "./config.ts";
 import { ApiError, type CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator, restAuth } from "./http/auth.ts";
-import { closeAfterLatest, type Connections, isClosing, trackConnections } from "./http/connections.ts";
+import { closeAfterLatest, type Connections, isClosing, trackConnections, withRequestId } from "./http/connections.ts";
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
@@ -116,7 +116,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node's guard against requests sent too slowly, which Fastify turns off by default (0); the
     // timed-out request is answered in clientErrorHandler below.
     requestTimeout: deps.config.requestTimeoutMs,
-    genReqId: () => services.ids.requestId(),
+    // Kept on the raw request too, so an answer made outside Fastify (a request timing out:
+    // error-handler.ts) carries the id of the request's own log line.
+    genReqId: (req) => withRequestId(req, services.ids.requestId()),
     requestIdHeader: false,
     return503OnClosing: true,
     forceCloseConnections: "idle",
@@ -148,9 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Callback-style hooks: an async hook costs a promise per request on the hot path.
   app.addHook("onRequest", (request, reply, done) => {
-    // On the raw response, so an answer made outside Fastify (a request timing out: error-handler.ts)
-    // carries the id of the request's own log line too.
-    reply.raw.setHeader("x-request-id", String(request.id));
+    reply.header("x-request-id", String(request.id));
     if (isClosing(request.raw.socket)) {
       // Read from a connection that closes after an answer already made (a request before this one
       // timed out): its own answer would be lost with the connection, so it must not run.

@@ -90,6 +90,19 @@ export function pendingLatest(socket: Socket): ServerResponse | undefined {
   return latest !== undefined && !latest.writableFinished ? latest : undefined;
 }
 
+const REQUEST_ID = Symbol("quarry.requestId");
+
+/** Note Fastify's id for `req` on it (genReqId), for answers made outside Fastify; returns the id. */
+export function withRequestId(req: IncomingMessage, id: string): string {
+  (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
+  return id;
+}
+
+/** The id Fastify gave `req` (withRequestId), if any. */
+export function requestIdOf(req: IncomingMessage): string | undefined {
+  return (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID];
+}
+
 /** True once closeAfterLatest was called on the connection: a request read from it now is not run. */
 export function isClosing(socket: Socket): boolean {
   return (socket as TrackedSocket)[CLOSING] === true;

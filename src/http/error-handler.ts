@@ -6,7 +6,7 @@
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ClientGone } from "../errors.ts";
-import { closeAfterLatest, latestResponse, pendingLatest } from "./connections.ts";
+import { closeAfterLatest, latestResponse, pendingLatest, requestIdOf } from "./connections.ts";
 import { BODY_HINT } from "./json-body.ts";
 
 // Malformed and empty JSON bodies are refused by Quarry's own parser (json-body.ts), not here.
@@ -126,10 +126,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       socket.destroy();
     } else if (!latest.headersSent) {
       // Its answer is this refusal, written after the answers before it (pipelined calls, charged
-      // already); then the connection closes. It carries the request's own id (set in the onRequest
-      // hook), the one its log line shows.
-      const ownId = latest.getHeader("x-request-id");
-      const requestId = typeof ownId === "string" ? ownId : newId;
+      // already); then the connection closes. It carries the request's own id, the one its log line shows.
+      const requestId = requestIdOf(latest.req) ?? newId;
       const body = envelope(requestId);
       latest.shouldKeepAlive = false;
       latest.writeHead(400, {
