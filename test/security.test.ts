@@ -75,6 +75,10 @@ test("another account's search and record ids answer exactly like unknown ones",
   assert.equal(foreignRecord.status, 404);
   assert.deepEqual(shape(foreignRecord.body, recordId), shape(unknownRecord.body, "rec_ZZZZZZZZZZZZZZZZ"));
   assert.doesNotMatch(foreignRecord.text, /Salmon|recipes/, "nothing about the record is revealed");
+  // Both carry the one hint every unknown id gets: where valid ids come from.
+  for (const answer of [foreignSearch, foreignRecord, unknownSearch, unknownRecord]) {
+    assert.match(answer.body.error.hint, /from an answer to this account's own calls.*Execute again/);
+  }
   // The stranger's failed attempts cost nothing and the owner can still use the record.
   assert.equal((await h.call("POST", "/v1/follow-up", { key: owner.key, body: { record_id: recordId, action: "details" } })).status, 200);
 });
