@@ -38,6 +38,11 @@ export const NOT_BLANK_PATTERN =
   "[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f" +
   "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\uffa0]";
 
+/** The refusal of an unknown field, naming the fields accepted there so one correction is enough. */
+export function unknownFieldMessage(key: string, accepted: readonly string[]): string {
+  return accepted.length > 0 ? `unknown field "${key}"; fields: ${accepted.join(", ")}` : `unknown field "${key}"`;
+}
+
 function describe(err: ErrorObject): Violation {
   const base = err.instancePath;
   switch (err.keyword) {
@@ -48,10 +53,8 @@ function describe(err: ErrorObject): Violation {
       return { path: base, message: err.message ?? "is not valid" };
     case "additionalProperties": {
       const key = String((err.params as { additionalProperty: string }).additionalProperty);
-      // The fields that are accepted here, so the caller can correct the name in one step.
       const known = Object.keys((err.parentSchema as { properties?: object } | undefined)?.properties ?? {});
-      const fields = known.length > 0 ? `; fields: ${known.join(", ")}` : "";
-      return { path: base + pointer(key), message: `unknown field "${key}"${fields}` };
+      return { path: base + pointer(key), message: unknownFieldMessage(key, known) };
     }
     case "required": {
       const key = String((err.params as { missingProperty: string }).missingProperty);

@@ -17,6 +17,11 @@ const PAGING_MORE: Record<string, string> = {
   token: "Next slice from the source (provider cursor); billed like the search.",
 };
 
+/** How `update` applies its params: the capability's own rule, or the default merge. */
+function updateRuleOf(cap: Capability<JsonObject>): string {
+  return cap.updateRule ?? "Merge params (any subset of the request fields) into the stored query; null removes an optional field (its default applies).";
+}
+
 /** The request schema with nothing required: what `update` params may hold. */
 export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
   const clone = JSON.parse(JSON.stringify(cap.schema)) as JsonObject;
@@ -28,8 +33,7 @@ export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
   for (const [name, schema] of Object.entries(properties)) {
     if (!required.has(name)) properties[name] = { anyOf: [schema, { type: "null" }] };
   }
-  clone.description =
-    "Any subset of the request fields; merged into the stored query, paging reset. null removes an optional field (its default applies).";
+  clone.description = `${updateRuleOf(cap)} Paging is reset.`;
   return clone;
 }
 
@@ -92,7 +96,7 @@ export class CatalogService {
       followUps.push({
         action: "update",
         scope: "search",
-        description: `${cap.updateRule ?? "Merge params into the stored query (null removes an optional field)."} Paging is reset and the search runs again under the same search_id.`,
+        description: `${updateRuleOf(cap)} Paging is reset and the search runs again under the same search_id.`,
         params_schema: updateParamsSchema(cap),
       });
     }

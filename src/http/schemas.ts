@@ -4,6 +4,7 @@
  */
 import { type TSchema, Type } from "@sinclair/typebox";
 import { ERROR_CODES } from "../errors.ts";
+import { STAGE_TIERS_TEXT } from "../sharpen/entitlement.ts";
 
 const ref = (name: string) => Type.Unsafe({ $ref: `#/components/schemas/${name}` });
 
@@ -87,7 +88,7 @@ const Stage = (description?: string) =>
 const PLAN_TIER = "The highest Sharpen tier the plan allows; a per-call stage above it is refused.";
 const SERVED_STAGE =
   "The stage a Sharpen call without `stage` is served at: the saved setting capped at the plan's tier " +
-  "(stage1 = tier sharpen, stage2 = plus, stage3 = ultra, stage3+ = ultra2x); `stock`: Sharpen is off.";
+  `(${STAGE_TIERS_TEXT}); \`stock\`: Sharpen is off.`;
 
 export const CatalogResponse = Type.Object({
   capabilities: Type.Array(

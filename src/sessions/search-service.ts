@@ -48,7 +48,7 @@ import {
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import { whileClientWaits } from "../upstream/client.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
-import { isObject, validate } from "../validation.ts";
+import { isObject, unknownFieldMessage, validate } from "../validation.ts";
 import { FollowUpRequestSchema } from "./follow-up-schema.ts";
 
 export const FOLLOW_UP_URL = "/v1/follow-up";
@@ -135,7 +135,7 @@ export class SearchService {
     const cap = Object.hasOwn(this.deps.registry, id) ? this.deps.registry[id] : undefined;
     if (!cap) {
       throw new ApiError("capability_unknown", `No capability "${id}".`, {
-        hint: "The catalog (GET /v1/catalog; over MCP the discover tool) lists the capabilities of this deployment.",
+        hint: `The capabilities of this deployment are listed in ${THE_CATALOG}.`,
       });
     }
     return cap;
@@ -148,12 +148,12 @@ export class SearchService {
 
   private assertUsable(caller: Caller, cap: Capability<JsonObject>): void {
     if (!this.deps.accounts.isEnabled(caller, cap.id)) {
-      throw this.deps.accounts.disabledError(caller, cap.id, "Upgrade the plan, or use a capability listed as enabled in the catalog (GET /v1/catalog; over MCP the discover tool).");
+      throw this.deps.accounts.disabledError(caller, cap.id, `Upgrade the plan, or use a capability listed as enabled in ${THE_CATALOG}.`);
     }
     const missing = this.missingKey(cap);
     if (missing) {
       throw new ApiError("capability_unavailable", `${cap.id} is unavailable: ${missing} is not set in this deployment.`, {
-        hint: "Choose another capability; the catalog (GET /v1/catalog; over MCP the discover tool) shows which are available.",
+        hint: `Choose another capability; ${THE_CATALOG} shows which are available.`,
       });
     }
   }
@@ -514,7 +514,7 @@ export class SearchService {
     const known = unknown.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([k]) => fields.includes(k)));
     const query = cap.mergeUpdate ? cap.mergeUpdate(session.query, known) : defaultMerge(session.query, known);
     const violations = [
-      ...unknown.map((k) => ({ path: pointer("params", k), message: `unknown field "${k}"; fields: ${fields.join(", ")}` })),
+      ...unknown.map((k) => ({ path: pointer("params", k), message: unknownFieldMessage(k, fields) })),
       ...this.queryViolations(cap, query, "/params", new Set(Object.keys(known))),
     ];
     if (violations.length > 0) throw invalidRequest(violations);
@@ -709,3 +709,6 @@ function nothingMoreNote(cap: Capability<JsonObject>): string {
  */
 const UNKNOWN_ID_HINT =
   "Use a search_id or record_id from an answer to this account's own calls; a search expires 24 hours after its last use and is later removed. Execute again for new ids.";
+
+/** Where hints send a caller for the catalog, over REST and MCP alike. */
+const THE_CATALOG = "the catalog (GET /v1/catalog; over MCP the discover tool)";

@@ -12,6 +12,11 @@ export const STAGE_TIER: Record<Exclude<SharpenStage, "stock">, SharpenTier> = {
   "stage3+": "ultra2x",
 };
 
+/** STAGE_TIER in words, for schema descriptions: "stage1 = tier sharpen, stage2 = tier plus, …". */
+export const STAGE_TIERS_TEXT = Object.entries(STAGE_TIER)
+  .map(([stage, tier]) => `${stage} = tier ${tier}`)
+  .join(", ");
+
 export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
 export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
 

@@ -1,5 +1,6 @@
 /** SharpenRequest of spec 4.8 (no extra keys). The 60,000-character combined limit is a rule in code. */
 import { Type } from "@sinclair/typebox";
+import { STAGE_TIERS_TEXT } from "./entitlement.ts";
 
 export const SHARPEN_INPUT_LIMIT = 60_000;
 
@@ -29,8 +30,8 @@ export const SharpenRequestSchema = Type.Object(
         [Type.Literal("stage1"), Type.Literal("stage2"), Type.Literal("stage3"), Type.Literal("stage3+")],
         {
           description:
-            "stage1 = tier sharpen, stage2 = plus, stage3 = ultra, stage3+ = ultra2x (two reviewers); higher stages cost more " +
-            "(credits per stage: the guide). Omit to use the saved stage; a per-call stage never changes the saved one.",
+            `${STAGE_TIERS_TEXT} (two reviewers); higher stages cost more (credits per stage: the guide). ` +
+            "Omit to use the saved stage; a per-call stage never changes the saved one.",
         },
       ),
     ),

@@ -127,7 +127,7 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
   mergeUpdate: mergeRecipeUpdate,
   updateRule:
     "A selector supplied (query, ingredient, category or cuisine) replaces the stored one; num is kept unless " +
-    "supplied; empty params run the stored query again.",
+    "supplied (null restores its default); empty params run the stored query again.",
   async search(ctx, query) {
     const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
     return toPage(response.body, response.text ?? JSON.stringify(response.body), query);
