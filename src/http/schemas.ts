@@ -4,7 +4,7 @@
  */
 import { type TSchema, Type } from "@sinclair/typebox";
 import { ERROR_CODES } from "../errors.ts";
-import { STAGE_TIERS_TEXT } from "../sharpen/entitlement.ts";
+import { STAGE_TIERS_TEXT, STAGES, TIERS } from "../sharpen/entitlement.ts";
 
 const ref = (name: string) => Type.Unsafe({ $ref: `#/components/schemas/${name}` });
 
@@ -77,12 +77,12 @@ export const RecordFollowUpResponse = Type.Object({
 
 const Tier = (description?: string) =>
   Type.Union(
-    ["sharpen", "plus", "ultra", "ultra2x"].map((t) => Type.Literal(t)),
+    TIERS.map((t) => Type.Literal(t)),
     description === undefined ? {} : { description },
   );
 const Stage = (description?: string) =>
   Type.Union(
-    ["stock", "stage1", "stage2", "stage3", "stage3+"].map((t) => Type.Literal(t)),
+    STAGES.map((t) => Type.Literal(t)),
     description === undefined ? {} : { description },
   );
 const PLAN_TIER = "The highest Sharpen tier the plan allows; a per-call stage above it is refused.";
