@@ -86,7 +86,7 @@ export function latestResponse(socket: Socket): ServerResponse | undefined {
  * written, else undefined (nothing is pending on the connection, or it is not tracked).
  */
 export function pendingLatest(socket: Socket): ServerResponse | undefined {
-  const latest = (socket as TrackedSocket)[LATEST];
+  const latest = latestResponse(socket);
   return latest !== undefined && !latest.writableFinished ? latest : undefined;
 }
 
@@ -110,9 +110,9 @@ export function isClosing(socket: Socket): boolean {
 
 /**
  * Close the connection once the answer to its latest request so far has been written (call it while
- * an answer on it is pending: see pendingLatest). Requests pipelined behind the current one are
- * still answered; one read after this is refused unrun (the onRequest hook, isClosing): its answer
- * would be lost with the connection.
+ * an answer on it is pending: see pendingLatest). Requests already read from it are answered; one
+ * read after this is refused unrun (the onRequest hook, isClosing), since its answer could come
+ * after the connection has closed.
  */
 export function closeAfterLatest(socket: Socket): void {
   const tracked = socket as TrackedSocket;

@@ -129,7 +129,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       // already); then the connection closes. It carries the request's own id, the one its log line shows.
       const requestId = requestIdOf(latest.req) ?? newId;
       const body = envelope(requestId);
-      latest.shouldKeepAlive = false;
+      // closeAfterLatest above made it the connection's last answer (shouldKeepAlive false).
       latest.writeHead(400, {
         "content-type": "application/json; charset=utf-8",
         "content-length": Buffer.byteLength(body),
