@@ -2,6 +2,7 @@
  * The closed error catalog: every code the service can answer with, its HTTP status and
  * whether a client may retry. `docs/errors.md` documents each code; a test keeps them equal.
  */
+import { didYouMean } from "./suggest.ts";
 
 /** Every error code of spec section 7, plus the three whose statuses the project decides. */
 export const ERROR_CODES = {
@@ -164,7 +165,7 @@ export function unknownRecordAction(
   return invalidRequest([
     {
       path: "/action",
-      message: `unknown record action "${action}" for ${capabilityId}; offered: ${offered.join(", ") || "none"}`,
+      message: `unknown record action "${action}" for ${capabilityId}${didYouMean(action, offered)}; offered: ${offered.join(", ") || "none"}`,
     },
   ]);
 }

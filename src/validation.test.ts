@@ -63,5 +63,5 @@ test("lengths are said plainly, in characters, and unknown fields list the accep
   assert.deepEqual(validate(schema, { name: "" }), [{ path: "/name", message: "must be at least 1 character long" }]);
   assert.deepEqual(validate(schema, { name: "abcd" }), [{ path: "/name", message: "must be at most 3 characters long" }]);
   assert.deepEqual(validate(schema, { name: "a", code: "x" }), [{ path: "/code", message: "must be at least 2 characters long" }]);
-  assert.deepEqual(validate(schema, { name: "a", nam: 1 }), [{ path: "/nam", message: 'unknown field "nam"; fields: name, code' }]);
+  assert.deepEqual(validate(schema, { name: "a", nam: 1 }), [{ path: "/nam", message: 'unknown field "nam" (did you mean "name"?); fields: name, code' }]);
 });

@@ -7,6 +7,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { pointer, type Violation } from "./errors.ts";
+import { didYouMean } from "./suggest.ts";
 
 // ajv-formats ships CommonJS; its default export is the plugin function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -38,9 +39,20 @@ export const NOT_BLANK_PATTERN =
   "[^\\s\\u0000-\\u001f\\u007f-\\u009f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f" +
   "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\uffa0]";
 
-/** The refusal of an unknown field, naming the fields accepted there so one correction is enough. */
+/**
+ * The refusal of an unknown field, naming the fields accepted there (and the one it most likely
+ * meant, if one is clear) so one correction is enough.
+ */
 export function unknownFieldMessage(key: string, accepted: readonly string[]): string {
-  return accepted.length > 0 ? `unknown field "${key}"; fields: ${accepted.join(", ")}` : `unknown field "${key}"`;
+  const refused = `unknown field "${key}"${didYouMean(key, accepted)}`;
+  return accepted.length > 0 ? `${refused}; fields: ${accepted.join(", ")}` : refused;
+}
+
+/** "must be one of …", with the value it most likely meant when a string was sent (`"1d"` for `"1D"`). */
+function oneOfMessage(allowed: readonly unknown[], sent: unknown): string {
+  const names = allowed.filter((v): v is string => typeof v === "string");
+  const suggestion = typeof sent === "string" ? didYouMean(sent, names) : "";
+  return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${suggestion}`;
 }
 
 function describe(err: ErrorObject): Violation {
@@ -62,7 +74,7 @@ function describe(err: ErrorObject): Violation {
     }
     case "enum": {
       const allowed = (err.params as { allowedValues: unknown[] }).allowedValues;
-      return { path: base, message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}` };
+      return { path: base, message: oneOfMessage(allowed, err.data) };
     }
     case "type":
       return { path: base, message: `must be ${(err.params as { type: string }).type}` };
@@ -97,8 +109,7 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
     const branches = err.schema as { const?: unknown }[];
     if (!branches.every((b) => b && typeof b === "object" && "const" in b)) continue;
     collapsed.add(err.schemaPath);
-    const values = branches.map((b) => JSON.stringify(b.const)).join(", ");
-    out.push({ path: at + err.instancePath, message: `must be one of ${values}` });
+    out.push({ path: at + err.instancePath, message: oneOfMessage(branches.map((b) => b.const), err.data) });
     seen.add(at + err.instancePath + "\u0000" + out.at(-1)!.message);
   }
   // A wrong type is the root cause: other complaints about the same value add nothing.

@@ -310,6 +310,14 @@ for (const form of FORMS) {
         ["/bogus"],
       );
     });
+
+    test("an unknown tool name near a real one says which was meant; one far from all does not guess", async () => {
+      const near = await toolError(client, "exeucte", {}, "not_found");
+      assert.equal(near.error.message, 'No tool "exeucte" (did you mean "execute"?).');
+      const far = await toolError(client, "nope", {}, "not_found");
+      assert.equal(far.error.message, 'No tool "nope".');
+      assert.equal(far.error.hint, "Tools: discover, inspect, execute, follow_up, sharpen, account.");
+    });
   });
 }
 

@@ -73,7 +73,31 @@ describe("public endpoints", () => {
     assertEnvelope(await h.call("DELETE", "/v1/catalog", { key, headers: json, body: "" }), 404, "not_found");
     const big = await h.call("PUT", "/v1/follow-up", { key, body: { x: "x".repeat(h.config.bodyLimitBytes + 10) } });
     assertEnvelope(big, 404, "not_found");
-    assert.match(big.body.error.message, /^No route PUT \/v1\/follow-up\.$/);
+    assert.equal(big.body.error.message, "No route PUT /v1/follow-up; this path takes POST.");
+  });
+
+  test("a path served under another method says which: the message, the hint and Allow name it", async () => {
+    const cases: [string, string, string][] = [
+      ["GET", "/v1/capabilities/recipes.search/execute", "POST"],
+      ["GET", "/v1/follow-up", "POST"],
+      ["POST", "/v1/catalog", "GET"],
+      ["DELETE", "/v1/account", "GET"],
+      ["PUT", "/v1/capabilities/recipes.search", "GET"],
+    ];
+    // Its own key: the shared one's 60 calls a minute are spoken for.
+    const { key: own } = await h.account("free");
+    for (const [method, path, allowed] of cases) {
+      const res = await h.call(method, path, { key: own });
+      assertEnvelope(res, 404, "not_found");
+      assert.equal(res.body.error.message, `No route ${method} ${path}; this path takes ${allowed}.`);
+      assert.equal(res.body.error.hint, `Send the request as ${allowed}. GET /v1/openapi.public.json lists every route.`);
+      assert.equal(res.headers.get("allow"), allowed, `${method} ${path}`);
+    }
+    // A path no method serves names none.
+    const none = await get("/v1/capabilities/recipes.search/run", own);
+    assertEnvelope(none, 404, "not_found");
+    assert.equal(none.body.error.message, "No route GET /v1/capabilities/recipes.search/run.");
+    assert.equal(none.headers.get("allow"), null);
   });
 });
 
@@ -215,6 +239,48 @@ describe("validation", () => {
     assertEnvelope(res, 400, "invalid_request");
     const paths = res.body.error.violations.map((v: { path: string }) => v.path).sort();
     assert.deepEqual(paths, ["/extra", "/num", "/sort"]);
+  });
+
+  test("a refused name that is a near miss of an accepted one says which was meant", async () => {
+    const violation = (res: { body: { error: { violations: { path: string; message: string }[] } } }, path: string) =>
+      res.body.error.violations.find((v) => v.path === path)?.message;
+    // Its own key: the shared one's 60 calls a minute are spoken for.
+    const { key: own } = await h.account("free");
+    const typo = await post("/v1/capabilities/recipes.search/execute", { qurey: "Salmon", limit: 3 }, own);
+    assertEnvelope(typo, 400, "invalid_request");
+    assert.equal(
+      violation(typo, "/qurey"),
+      'unknown field "qurey" (did you mean "query"?); fields: query, ingredient, category, cuisine, num',
+    );
+    assert.equal(
+      violation(typo, "/limit"),
+      'unknown field "limit" (did you mean "num"?); fields: query, ingredient, category, cuisine, num',
+    );
+    // An enum value in the wrong case.
+    const window = await post("/v1/capabilities/markets.quote/execute", { symbol: "GOOGL:NASDAQ", window: "1y" }, own);
+    assertEnvelope(window, 400, "invalid_request");
+    assert.match(violation(window, "/window") ?? "", /^must be one of "1D", .* \(did you mean "1Y"\?\)$/);
+    // Follow-up actions, search and record scope, and a capability id.
+    const ex = await post("/v1/capabilities/recipes.search/execute", { query: "Salmon Prawn Risotto" }, own);
+    assert.equal(ex.status, 200);
+    const more = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "mroe" }, own);
+    assertEnvelope(more, 400, "invalid_request");
+    assert.equal(violation(more, "/action"), 'unknown action "mroe" for a search (did you mean "more"?); offered: more, update');
+    const detail = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "detail" }, own);
+    assertEnvelope(detail, 400, "invalid_request");
+    assert.equal(
+      violation(detail, "/action"),
+      'unknown record action "detail" for recipes.search (did you mean "details"?); offered: details',
+    );
+    const cap = await get("/v1/capabilities/recipe.search", own);
+    assertEnvelope(cap, 404, "capability_unknown");
+    assert.equal(cap.body.error.message, 'No capability "recipe.search" (did you mean "recipes.search"?).');
+    // Nothing close: no guess.
+    const far = await post("/v1/capabilities/recipes.search/execute", { query: "Salmon", colour: "red" }, own);
+    assert.equal(
+      violation(far, "/colour"),
+      'unknown field "colour"; fields: query, ingredient, category, cuisine, num',
+    );
   });
 
   test("missing required field points where it belongs", async () => {

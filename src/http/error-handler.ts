@@ -61,9 +61,38 @@ export function redactUrl(url: string): string {
   return redacted === plain ? url : redacted;
 }
 
-/** 404 not_found for a method and path no route serves (the URL is redacted: it may hold an MCP key). */
+/** Methods a route may be declared with (HEAD comes with GET; OPTIONS is served by none). */
+const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** The methods other than the request's under which a route serves its path (e.g. POST for a GET on execute). */
+function otherMethods(request: FastifyRequest, path: string): string[] {
+  return ROUTE_METHODS.filter((method) => {
+    if (method === request.method || (method === "GET" && request.method === "HEAD")) return false;
+    try {
+      return request.server.findRoute({ method, url: path }) !== null;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * 404 not_found for a method and path no route serves (the URL is redacted: it may hold an MCP key).
+ * When the path is served under another method (a GET on an execute URL), the message and hint say
+ * which, and `Allow` lists them: the catalog's one status for not_found stays 404.
+ */
 export function noRoute(request: FastifyRequest): ApiError {
-  return new ApiError("not_found", `No route ${request.method} ${redactUrl(request.url.split("?")[0] ?? "")}.`, {
+  const path = request.url.split("?")[0] ?? "";
+  const shown = `${request.method} ${redactUrl(path)}`;
+  const allowed = otherMethods(request, path);
+  if (allowed.length > 0) {
+    const methods = allowed.join(" or ");
+    return new ApiError("not_found", `No route ${shown}; this path takes ${methods}.`, {
+      hint: `Send the request as ${methods}. GET /v1/openapi.public.json lists every route.`,
+      headers: { allow: allowed.join(", ") },
+    });
+  }
+  return new ApiError("not_found", `No route ${shown}.`, {
     hint: "GET /v1/openapi.public.json lists every route.",
   });
 }

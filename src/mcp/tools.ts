@@ -12,6 +12,7 @@ import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidReque
 import { toApiError } from "../http/error-handler.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
+import { didYouMean } from "../suggest.ts";
 import { validate } from "../validation.ts";
 
 export interface ToolContext {
@@ -222,7 +223,7 @@ export async function callTool(
   try {
     const def = BY_NAME.get(name);
     if (!def) {
-      throw new ApiError("not_found", `No tool "${name}".`, {
+      throw new ApiError("not_found", `No tool "${name}"${didYouMean(name, TOOLS.map((t) => t.name))}.`, {
         hint: `Tools: ${TOOLS.map((t) => t.name).join(", ")}.`,
       });
     }

@@ -48,6 +48,7 @@ import {
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import { whileClientWaits } from "../upstream/client.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
+import { didYouMean } from "../suggest.ts";
 import { isObject, unknownFieldMessage, validate } from "../validation.ts";
 import { FollowUpRequestSchema } from "./follow-up-schema.ts";
 
@@ -134,7 +135,7 @@ export class SearchService {
   capability(id: string): Capability<JsonObject> {
     const cap = Object.hasOwn(this.deps.registry, id) ? this.deps.registry[id] : undefined;
     if (!cap) {
-      throw new ApiError("capability_unknown", `No capability "${id}".`, {
+      throw new ApiError("capability_unknown", `No capability "${id}"${didYouMean(id, Object.keys(this.deps.registry))}.`, {
         hint: `The capabilities of this deployment are listed in ${THE_CATALOG}.`,
       });
     }
@@ -434,7 +435,7 @@ export class SearchService {
         path: "/action",
         message: cap.recordActions.some((a) => a.name === action)
           ? `${action} is a record action; send it with a record_id`
-          : `unknown action "${action}" for a search; offered: ${known.join(", ") || "none"}`,
+          : `unknown action "${action}" for a search${didYouMean(action, known)}; offered: ${known.join(", ") || "none"}`,
       },
     ]);
   }
