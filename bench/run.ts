@@ -22,7 +22,7 @@ import {
 import { runScale } from "./scale.ts";
 import { startServerProcess } from "./server-process.ts";
 import { runSoak } from "./soak.ts";
-import { percentile } from "./stats.ts";
+import { percentile, saturatedNeeds } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
 
 /** Two scenarios' per-slice figures, paired in the order the slices ran. */
@@ -107,6 +107,14 @@ async function throughputMode(options: BenchOptions): Promise<void> {
       notes.push(
         `added p99 saturated from queueing alone (bare p99 × (bare/execute − 1)): ${fmt.ms(queueing)} ms; ` +
           `tail p99/p50: bare ${(bare.p99 / bare.p50).toFixed(2)}, execute ${(execute.p99 / execute.p50).toFixed(2)}`,
+      );
+      // Not a target either: how far the saturated figure is from its line, in the two terms it
+      // depends on (stats.ts, saturatedNeeds).
+      const needs = saturatedNeeds(bare, execute, 3);
+      notes.push(
+        `≤ 3 ms saturated would need execute / bare ≥ ${fmt.ratio(needs.ratio)} at the bare route's tail shape ` +
+          `(measured ${fmt.ratio(execute.rps / bare.rps)}), or execute p99/p50 ≤ ${needs.tailShape.toFixed(2)} at this ` +
+          `throughput (measured ${(execute.p99 / execute.p50).toFixed(2)}; the bare route's own ${needs.bareTailShape.toFixed(2)})`,
       );
     }
     if (execute) {
