@@ -28,6 +28,13 @@ test("typos, case and separators, and the names agents use for a field are match
   assert.equal(closestName("ticker", ["symbol", "window", "language"]), "symbol");
   assert.equal(closestName("1y", ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"]), "1Y");
   assert.equal(closestName("detail", ["details"]), "details");
+  // Actions by the names agents give them.
+  assert.equal(closestName("next", ["more", "update"]), "more");
+  assert.equal(closestName("next_page", ["more", "update"]), "more");
+  assert.equal(closestName("get", ["details"]), "details");
+  // An action alias is no field name: `page` sent as a field of an execute body suggests nothing.
+  assert.equal(closestName("page", RECIPES), undefined);
+  assert.equal(closestName("page", ["search_id", "record_id", "action", "params"]), undefined);
 });
 
 test("nothing is suggested without a clear match", () => {

@@ -7,7 +7,7 @@
  * letters swapped count as one). A tie between two candidates suggests nothing.
  */
 
-/** Names agents send for a field that Quarry calls otherwise; suggested only where that field exists. */
+/** Names agents send for a field or action that Quarry calls otherwise; suggested only where that name is accepted. */
 const FIELD_ALIASES: Readonly<Record<string, string>> = {
   q: "query",
   search: "query",
@@ -32,6 +32,12 @@ const FIELD_ALIASES: Readonly<Record<string, string>> = {
   hl: "language",
   gl: "country",
   countrycode: "country",
+  // Follow-up actions.
+  next: "more",
+  nextpage: "more",
+  page: "more",
+  detail: "details",
+  get: "details",
 };
 
 /** Lower case, with `_`, `-`, spaces and dots taken out: `Max_Results` and `maxResults` compare equal. */

@@ -266,6 +266,8 @@ describe("validation", () => {
     const more = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "mroe" }, own);
     assertEnvelope(more, 400, "invalid_request");
     assert.equal(violation(more, "/action"), 'unknown action "mroe" for a search (did you mean "more"?); offered: more, update');
+    const next = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "next" }, own);
+    assert.equal(violation(next, "/action"), 'unknown action "next" for a search (did you mean "more"?); offered: more, update');
     const detail = await post("/v1/follow-up", { record_id: ex.body.results[0].record_id, action: "detail" }, own);
     assertEnvelope(detail, 400, "invalid_request");
     assert.equal(
