@@ -60,11 +60,15 @@ export function slope(points: { x: number; y: number }[]): number {
   return den === 0 ? Number.NaN : num / den;
 }
 
-/** One side of a saturated pair: its rate and latency quantiles (ms). */
+/** One side of a saturated pair: its latency quantiles (ms). */
 export interface SaturatedSide {
-  rps: number;
   p50: number;
   p99: number;
+}
+
+/** A side's tail shape: p99 over p50. */
+export function tailShape(side: SaturatedSide): number {
+  return side.p99 / side.p50;
 }
 
 /**
@@ -80,6 +84,5 @@ export function saturatedNeeds(bare: SaturatedSide, execute: SaturatedSide, limi
   return {
     ratio: bare.p99 / (bare.p99 + limitMs),
     tailShape: (bare.p99 + limitMs) / execute.p50,
-    bareTailShape: bare.p99 / bare.p50,
   };
 }

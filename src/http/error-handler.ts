@@ -61,13 +61,16 @@ export function redactUrl(url: string): string {
   return redacted === plain ? url : redacted;
 }
 
-/** Methods a route may be declared with (HEAD comes with GET; OPTIONS is served by none). */
+/**
+ * Methods a route may be declared with (OPTIONS is served by none). HEAD is not listed: Fastify
+ * serves it wherever GET is, so a HEAD that reaches this handler has no GET to name either.
+ */
 const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** The methods other than the request's under which a route serves its path (e.g. POST for a GET on execute). */
 function otherMethods(request: FastifyRequest, path: string): string[] {
   return ROUTE_METHODS.filter((method) => {
-    if (method === request.method || (method === "GET" && request.method === "HEAD")) return false;
+    if (method === request.method) return false;
     try {
       return request.server.findRoute({ method, url: path }) !== null;
     } catch {

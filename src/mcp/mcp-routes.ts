@@ -246,7 +246,8 @@ async function handle(
   // A client gone before its answer: close the pair, which aborts the SDK's in-flight handlers. After
   // an answer written in full there is nothing to stop (no stream, timer or session in stateless JSON
   // mode) and both are garbage; closing them anyway built an McpError with its stack trace for every
-  // call, ~7 µs of a ~330 µs call (docs/performance.md, "MCP: closing only what is still open").
+  // call, ~7 µs of a ~330 µs call (docs/performance.md, twenty-first session, "MCP: an error built on
+  // every close").
   reply.raw.on("close", () => {
     if (reply.raw.writableFinished) return;
     void transport.close();
