@@ -256,7 +256,7 @@ function printExamples(demo: Demo, paged: { cap: AnyCapability; body: JsonObject
     add(`SEARCH_ID=$(${curlPost(`${url}/v1/capabilities/${updated.id}/execute`, key, body)} | ${pick("search_id")})`);
     add(curlPost(`${url}/v1/follow-up`, key, `'{"search_id":"'"$SEARCH_ID"'","action":"update","params":${params}}'`));
   }
-  const detailed = caps.find((c) => c.recordActions.some((a) => a.name === "details") && c.examples[0]);
+  const detailed = caps.find((c) => "details" in c.actions && c.examples[0]);
   if (detailed) {
     const body = sq(JSON.stringify(detailed.examples[0]!.body));
     add(`# Details of the first ${detailed.id} result`);

@@ -3,63 +3,16 @@
  * real listener. Nothing here reads the environment or opens connections: deps are injected.
  */
 import Fastify, { type FastifyInstance, LogController } from "fastify";
-import { AccountService, type Caller } from "./accounts/accounts.ts";
-import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
-import { CatalogService } from "./catalog/catalog-service.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import { API_VERSION, type Config } from "./config.ts";
-import { ApiError, type CallOrigin } from "./errors.ts";
-import { Billing } from "./credits/billing.ts";
-import { makeAuthenticator, restAuth } from "./http/auth.ts";
+import { API_VERSION } from "./config.ts";
+import { ApiError } from "./errors.ts";
+import { restAuth } from "./http/auth.ts";
 import { closeAfterLatest, type Connections, isClosing, trackConnections, withRequestId } from "./http/connections.ts";
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
 import { registerV1Routes } from "./http/v1-routes.ts";
-import { cryptoIds, type IdGenerator } from "./ids.ts";
-import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { registerMcpRoutes } from "./mcp/mcp-routes.ts";
-import { SearchService } from "./sessions/search-service.ts";
-import type { SharpenBlock } from "./sharpen/entitlement.ts";
-import { createSharpenHandler } from "./sharpen/handler.ts";
-import type { Store } from "./store/types.ts";
-import type { UpstreamClient } from "./upstream/types.ts";
-
-/** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
-export interface SharpenHandler {
-  review(caller: Caller, body: unknown, origin: CallOrigin): Promise<unknown>;
-  block(caller: Caller): SharpenBlock;
-}
-
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  limiter: RateLimiter;
-  upstream: UpstreamClient;
-  clock?: Clock;
-  ids?: IdGenerator;
-  registry?: Registry;
-  /** Build the Sharpen handler from the wired services (default: createSharpenHandler). */
-  sharpen?: (services: Omit<Services, "sharpen">) => SharpenHandler;
-  /** Extra probes for /health/ready (e.g. Redis). */
-  readinessProbes?: Record<string, () => Promise<void>>;
-  /** Pino logger options or false; defaults to the config's level. */
-  logger?: boolean | Record<string, unknown>;
-}
-
-export interface Services {
-  config: Config;
-  store: Store;
-  accounts: AccountService;
-  billing: Billing;
-  search: SearchService;
-  catalog: CatalogService;
-  sharpen: SharpenHandler;
-  authenticate: ReturnType<typeof makeAuthenticator>;
-  clock: Clock;
-  ids: IdGenerator;
-  registry: Registry;
-}
+import { type AppDeps, createServices, type Services } from "./services.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -69,39 +22,10 @@ declare module "fastify" {
   }
 }
 
-export function createServices(deps: AppDeps): Services {
-  const clock = deps.clock ?? systemClock;
-  const ids = deps.ids ?? cryptoIds;
-  const registry = deps.registry ?? defaultRegistry;
-  const accounts = new AccountService(deps.store, deps.config, clock, ids);
-  const billing = new Billing(deps.store, accounts, clock, ids);
-  const search = new SearchService({
-    store: deps.store,
-    registry,
-    config: deps.config,
-    accounts,
-    billing,
-    upstream: deps.upstream,
-    ids,
-    clock,
-  });
-  // Built once the other services exist; the catalog reads its block through this late binding.
-  let sharpen: SharpenHandler | null = null;
-  const catalog = new CatalogService({
-    registry,
-    config: deps.config,
-    accounts,
-    search,
-    sharpen: (caller) => sharpen!.block(caller),
-  });
-  const authenticate = makeAuthenticator(accounts, deps.limiter);
-  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
-  sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
-  return { ...base, sharpen };
-}
-
 /** Log levels at which the access line (info) is not written: skip building it. */
 const QUIET_LEVELS = new Set(["silent", "warn", "error", "fatal"]);
+
+export type { AppDeps, Services, SharpenHandler } from "./services.ts";
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = createServices(deps);

@@ -13,7 +13,9 @@ import { didYouMean } from "./suggest.ts";
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 // `verbose` keeps each error's schema so a union of constants can be reported as one "must be one of".
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, messages: true, verbose: true });
+// `discriminator` validates a tagged union (`oneOf` with `discriminator`) against its own branch only,
+// applying that branch's defaults (capabilities/framework/fields.ts, `taggedUnion`).
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false, messages: true, verbose: true, discriminator: true });
 addFormats(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -78,6 +80,14 @@ function describe(err: ErrorObject): Violation {
     }
     case "type":
       return { path: base, message: `must be ${(err.params as { type: string }).type}` };
+    case "discriminator": {
+      // A tagged union's tag that is missing, not a string or not one of the branches' values.
+      const { tag } = err.params as { tag: string };
+      const branches = ((err.parentSchema as { oneOf?: { properties?: Record<string, { const?: unknown }> }[] }).oneOf ?? []);
+      const allowed = branches.map((b) => b.properties?.[tag]?.const).filter((v) => v !== undefined);
+      const sent = (err.data as Record<string, unknown> | undefined)?.[tag];
+      return { path: base + pointer(tag), message: sent === undefined ? "is required" : oneOfMessage(allowed, sent) };
+    }
     case "minLength":
     case "maxLength": {
       // Counted in code points, as the schema counts them; Ajv's own wording reads "must NOT have fewer than".

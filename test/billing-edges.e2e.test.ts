@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { registry } from "../src/capabilities/registry.ts";
-import type { Capability, JsonObject } from "../src/capabilities/types.ts";
+import type { Capability } from "../src/capabilities/types.ts";
 import { ApiError } from "../src/errors.ts";
 import type { Store } from "../src/store/types.ts";
 import { type Harness, openTestStore, startHarness } from "./helpers/harness.ts";
@@ -155,11 +155,19 @@ test("a plan change while a billed call is in flight never takes used past the c
 test("a billed record action is one commit: answered with its failure uncharged, or charged and answered", async () => {
   // markets.quote with a billed, fetched action (like the spec's hotels/places `details`).
   const quote = registry["markets.quote"]!;
-  const billedDetails: Capability<JsonObject> = {
+  const billedDetails: Capability = {
     ...quote,
-    recordActions: [{ name: "details", description: "fetched, 4 credits", mode: "fetched", credits: 4 }],
-    async runAction() {
-      return { detail: { fetched: true }, links: [], credits: 4, costUsd: 0.004 };
+    actions: {
+      details: {
+        name: "details",
+        description: "fetched, 4 credits",
+        mode: "fetched",
+        credits: 4,
+        maxCredits: () => 4,
+        async run() {
+          return { detail: { fetched: true }, links: [], credits: 4, costUsd: 0.004 };
+        },
+      },
     },
   };
   const opened = await openTestStore();

@@ -1,10 +1,15 @@
 /**
- * What a capability is: its schema, paging kind, costs, record actions, and the glue that turns a
- * validated query into records through pure request/response mappers and the upstream client.
+ * What the platform sees of a capability: the compiled form `defineCapability`
+ * (framework/define.ts) builds from a capability folder's declarations. The search service,
+ * catalog, OpenAPI, MCP and the demo read only this; capability folders write declarations
+ * (framework/declarations.ts), never this interface by hand.
  */
 import type { TObject } from "@sinclair/typebox";
+import type { Config } from "../config.ts";
 import type { Violation } from "../errors.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
+import type { BoundedCache, IndexOptions } from "./framework/cache.ts";
+import type { Meter } from "./framework/costs.ts";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -17,10 +22,13 @@ export interface Link {
   url: string;
 }
 
+/** A filter of the execute envelope (spec 2.3). `token` is the provider's own and never leaves Quarry. */
 export interface Filter {
   id: string;
   label: string;
   group: string;
+  /** Private provider data that applies the filter (e.g. SerpApi's shoprs); stripped from answers. */
+  token?: string;
 }
 
 /** A result as the adapter produces it; the service assigns its `record_id`. */
@@ -38,24 +46,29 @@ export interface RecordDraft {
   links?: Link[];
 }
 
-/** One slice of results from the source. */
-export interface SearchPage {
+/** One slice of results, as a source adapter returns it (costs are the framework's business). */
+export interface SourcePage {
   records: RecordDraft[];
   /** Cursor for the next slice (page number, offset or token); null when the source has no more. */
   next: JsonValue;
-  /** Credits this call actually costs (ceil(provider cost / $0.001)); never above maxCredits. */
+  notes?: string[];
+  filters?: Filter[];
+  /** Units the provider reports this answer cost (Serper's `credits`), for a `perUnit` cost. */
+  units?: number;
+  /**
+   * The provider's body this page was mapped from, as text, for a capability with
+   * `detailFromSource`: stored with the page's records, their `details` mapped from it when asked
+   * (docs/architecture.md, "Stored details from the source").
+   */
+  source?: string;
+}
+
+/** A slice as the service gets it: the source's page plus what it costs. */
+export interface SearchPage extends SourcePage {
+  /** Credits this call costs (ceil(USD / $0.001)). */
   credits: number;
   /** Provider cost in USD, for the ledger. */
   costUsd?: number;
-  notes?: string[];
-  filters?: Filter[];
-  /**
-   * The provider's body this page was mapped from, as text (UpstreamResponse.text), for a
-   * capability with `detailFromSource`: it is stored with the page's records at search time and
-   * their `details` are mapped from it when asked, so the mapped detail is neither built nor
-   * written on the request path (docs/architecture.md, "Stored details from the source").
-   */
-  source?: string;
 }
 
 export interface ActionResult {
@@ -65,22 +78,31 @@ export interface ActionResult {
   costUsd?: number;
 }
 
+/** Loads an index outside any one request: with the process's upstream client and its own deadline. */
+export type IndexLoader<T> = (io: { upstream: UpstreamClient; signal: AbortSignal }) => Promise<T>;
+
 /** Everything a capability may use while it runs. */
-export interface CapabilityContext {
+export interface CapabilityContext<Settings = unknown> {
   upstream: UpstreamClient;
   /** Aborts at the capability's deadline. */
   signal: AbortSignal;
   now(): Date;
+  /** The deployment's configuration (a capability reads its own settings through `settings`). */
+  config: Config;
+  /** The capability's settings, parsed once from the environment by its `settings` declaration. */
+  settings: Settings;
+  /** Counts USD of flows of several provider requests (bounded by the cost's `maxMetered`). */
+  meter: Meter;
+  /** A bounded cache shared by the process (geocoding, ticker tables, chapters). */
+  cache: BoundedCache;
+  /** A loaded index (framework/cache.ts, Indexes), loaded with its own deadline. */
+  index<T extends object>(name: string, options: IndexOptions & { loadTimeoutMs?: number }, load: IndexLoader<T>): Promise<T>;
+  /** On `more` and `update`: the search's filters as last answered, with their private tokens. */
+  filters: readonly Filter[];
 }
 
-export interface RecordActionDef {
-  name: string;
-  description: string;
-  /** `stored`: served from the search-time detail; `fetched`: first call asks the provider, then cached. */
-  mode: "stored" | "fetched";
-  /** Worst-case credits of a first (uncached) call. */
-  credits: number;
-}
+/** What the engine needs to build a context; the service supplies it per call. */
+export type BaseContext = Omit<CapabilityContext, "settings" | "meter">;
 
 /** A record as stored, handed to record actions. */
 export interface StoredRecordView {
@@ -90,8 +112,40 @@ export interface StoredRecordView {
   query: JsonObject;
 }
 
-/** One capability. `Q` is the validated request body with defaults applied. */
-export interface Capability<Q extends JsonObject = JsonObject> {
+/** The stored search as `update` rules and merges see it. */
+export interface SessionView {
+  query: JsonObject;
+  /** The filters of the search's last answer, tokens included. */
+  filters: readonly Filter[];
+}
+
+/** A record action as the platform runs it. */
+export interface RuntimeAction {
+  name: string;
+  description: string;
+  /** `stored`: served from the search-time detail; `fetched`: first call asks the provider, then cached. */
+  mode: "stored" | "fetched";
+  /** Worst-case credits of a first (uncached) call, over all variants (inspect). */
+  credits: number;
+  /** Worst-case credits of a first call on a record of a search of `query`. */
+  maxCredits(query: JsonObject): number;
+  /**
+   * Fetch the action's detail (fetched actions; for stored ones, a free look-up of a detail that was
+   * not stored). Absent: a stored action without a stored detail is `410 session_expired`.
+   */
+  run?(ctx: BaseContext, record: StoredRecordView): Promise<ActionResult>;
+}
+
+/** Where a capability's availability stands in a deployment. */
+export interface Availability {
+  /** The variable whose absence makes the whole capability unavailable (every variant). */
+  missing?: string;
+  /** Available, but some variants are not: says which and why. */
+  partial?: string;
+}
+
+/** One capability as the platform runs it. */
+export interface Capability {
   id: string;
   title: string;
   /** One line for the catalog. */
@@ -99,14 +153,13 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   /** A paragraph for inspect. */
   description: string;
   topic: string;
-  /** The request schema (TypeBox, `additionalProperties: false`); drives validation, inspect, OpenAPI, MCP. */
+  /** The request schema (TypeBox, `additionalProperties: false`) that validates execute bodies and update params. */
   schema: TObject;
+  /** The schema as published (inspect, OpenAPI): `schema` plus the rules JSON Schema can say. */
+  publishedSchema: JsonObject;
   /**
-   * The capability's own record keys (spec 4.6), beside RecordSummary's `record_id`, `title`, `url`
-   * and `snippet`; required where the spec says "always". Published as the OpenAPI component
-   * `RecordSummary.<id>` (optional there, "Always present." in the description, extra keys allowed:
-   * spec 9); test/record-keys.e2e.test.ts holds the records mapped from every recording to exactly
-   * these keys, the required ones present.
+   * The capability's own record keys (spec 4.6), beside RecordSummary's; required where the spec says
+   * "always". Published as the OpenAPI component `RecordSummary.<id>`.
    */
   recordKeys: TObject;
   paging: PagingKind;
@@ -115,41 +168,40 @@ export interface Capability<Q extends JsonObject = JsonObject> {
   typicalCredits: number;
   /** How the cost is computed, for inspect's `cost.basis`. */
   costBasis: string;
-  /** Environment variables whose absence makes the capability unavailable (503 capability_unavailable). */
-  requiredKeys: string[];
-  /** Whether search-scope `update` is offered. */
+  /** The rules' sentences (inspect and docs). */
+  ruleTexts: string[];
+  availability(setVariables: ReadonlySet<string>): Availability;
+  /** The variable whose absence makes this query's variant unavailable, if any. */
+  missingKeyFor(setVariables: ReadonlySet<string>, query: JsonObject): string | undefined;
   offersUpdate: boolean;
-  /** Worst-case credits of one search call (reserved before it). */
-  maxCredits(query: Q): number;
-  /** Results per page (`num`), used by local paging. */
-  pageSize(query: Q): number;
-  /**
-   * Cross-field rules the schema cannot express; paths are JSON pointers into the body. `sent` names
-   * the fields the caller supplied when that is not all of them (an `update`'s params, merged into
-   * the stored query): a violation should then point at a field the caller sent where one of the
-   * fields involved is.
-   */
-  checkRules?(query: Q, sent?: ReadonlySet<string>): Violation[];
-  /** Merge update params into the stored query (default: shallow merge). Returned query is revalidated. */
-  mergeUpdate?(stored: Q, params: JsonObject): JsonObject;
-  /** How `update` treats params, for inspect, when it is not the default merge (say so with `mergeUpdate`). */
+  /** How `update` treats params when it is not the default merge. */
   updateRule?: string;
-  /** Run one search call: `cursor` is null for the first slice, else a previous `SearchPage.next`. */
-  search(ctx: CapabilityContext, query: Q, cursor: JsonValue): Promise<SearchPage>;
-  recordActions: RecordActionDef[];
+  /** Fields accepted only in `update` params (refused at execute). */
+  updateOnly: readonly string[];
+  /** Worst-case credits of one search call (reserved before it). */
+  maxCredits(query: JsonObject): number;
+  /** Results per page (`num`), used by local paging. */
+  pageSize(query: JsonObject): number;
   /**
-   * A stored record's detail mapped from its page's `source` (SearchPage.source), or null when the
-   * source does not hold it (the record then falls back to `runAction`, or `410 session_expired`).
-   * Pure: no I/O, no charge.
+   * Cross-field rules (violations with pointers into the body). `sent`: the fields an update's
+   * caller supplied; `session`: the stored search, for update rules that read it.
    */
+  checkRules(query: JsonObject, sent?: ReadonlySet<string>, session?: SessionView): Violation[];
+  /** Merge update params into the stored query (default: shallow merge, null removes). Returned query is revalidated. */
+  mergeUpdate?(stored: JsonObject, params: JsonObject, session: SessionView): JsonObject;
+  /** Run one search call: `cursor` is null for the first slice, else a previous `SearchPage.next`. */
+  search(ctx: BaseContext, query: JsonObject, cursor: JsonValue): Promise<SearchPage>;
+  /** Record actions by name, in the order they are listed. */
+  actions: Readonly<Record<string, RuntimeAction>>;
+  /** A stored record's detail mapped from its page's `source`, or null when the source does not hold it. Pure. */
   detailFromSource?(source: string, record: StoredRecordView): { detail: JsonObject; links: Link[] } | null;
-  /** Fetch a record action from the provider (fetched details, or re-lookup of a missing stored one). */
-  runAction?(ctx: CapabilityContext, action: string, record: StoredRecordView): Promise<ActionResult>;
   /** Valid example bodies for inspect (the demo's recorded data answers them). */
   examples: { title: string; body: JsonObject }[];
-  /**
-   * Params of a follow-up `update` of `examples[0]`'s search that the demo's recorded data answers
-   * (the demo and its check use it). Present exactly when `offersUpdate` (a registry test checks).
-   */
+  /** Params of an `update` of `examples[0]`'s search the demo's recordings answer; present exactly when `offersUpdate`. */
   updateExample?: { title: string; params: JsonObject };
+}
+
+/** The names of a capability's record actions, in order. */
+export function actionNames(cap: Pick<Capability, "actions">): string[] {
+  return Object.keys(cap.actions);
 }

@@ -18,12 +18,12 @@ const PAGING_MORE: Record<string, string> = {
 };
 
 /** How `update` applies its params: the capability's own rule, or the default merge. */
-function updateRuleOf(cap: Capability<JsonObject>): string {
+function updateRuleOf(cap: Capability): string {
   return cap.updateRule ?? "Merge params (any subset of the request fields) into the stored query; null removes an optional field (its default applies).";
 }
 
 /** The request schema with nothing required: what `update` params may hold. */
-export function updateParamsSchema(cap: Capability<JsonObject>): JsonObject {
+export function updateParamsSchema(cap: Capability): JsonObject {
   const clone = JSON.parse(JSON.stringify(cap.schema)) as JsonObject;
   const required = new Set(Array.isArray(clone.required) ? (clone.required as string[]) : []);
   delete clone.required;
@@ -56,7 +56,8 @@ export class CatalogService {
 
   catalog(caller: Caller) {
     const caps = Object.values(this.deps.registry).map((cap) => {
-      const missing = this.deps.search.missingKey(cap);
+      const { missing, partial } = cap.availability(this.deps.config.setVariables);
+      const reason = missing ? `${missing} is not set in this deployment` : partial;
       return {
         id: cap.id,
         title: cap.title,
@@ -64,7 +65,7 @@ export class CatalogService {
         topic: cap.topic,
         enabled: this.deps.accounts.isEnabled(caller, cap.id),
         available: missing === undefined,
-        ...(missing ? { unavailable_reason: `${missing} is not set in this deployment` } : {}),
+        ...(reason ? { unavailable_reason: reason } : {}),
         typical_credits: cap.typicalCredits,
         inspect_url: `/v1/capabilities/${cap.id}`,
       };
@@ -87,7 +88,8 @@ export class CatalogService {
 
   inspect(capabilityId: string) {
     const cap = this.deps.search.capability(capabilityId);
-    const missing = this.deps.search.missingKey(cap);
+    const { missing, partial } = cap.availability(this.deps.config.setVariables);
+    const reason = missing ? `${missing} is not set in this deployment` : partial;
     const followUps: JsonObject[] = [];
     if (cap.paging !== "single") {
       followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
@@ -100,7 +102,7 @@ export class CatalogService {
         params_schema: updateParamsSchema(cap),
       });
     }
-    for (const a of cap.recordActions) {
+    for (const a of Object.values(cap.actions)) {
       followUps.push({ action: a.name, scope: "record", description: a.description });
     }
     return {
@@ -108,8 +110,8 @@ export class CatalogService {
       title: cap.title,
       description: cap.description,
       available: missing === undefined,
-      ...(missing ? { unavailable_reason: `${missing} is not set in this deployment` } : {}),
-      execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.schema },
+      ...(reason ? { unavailable_reason: reason } : {}),
+      execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.publishedSchema },
       follow_ups: followUps,
       examples: cap.examples,
       cost: { typical_credits: cap.typicalCredits, basis: cap.costBasis },

@@ -32,7 +32,7 @@ export interface BillableCall {
 
 export interface WorkResult<T> {
   result: T;
-  /** Credits actually charged (clamped to the reservation). */
+  /** Credits actually charged; more than reserved is refused as a bug (500, nothing charged). */
   credits: number;
   costUsd?: number;
   /** Session/record writes committed in the same transaction as the charge. */
@@ -101,7 +101,15 @@ export class Billing {
       await this.release(reservation).catch(() => undefined);
       throw gone?.() && !(err instanceof ClientGone) ? new ClientGone({ cause: err }) : err;
     }
-    const credits = Math.max(0, Math.min(Math.ceil(outcome.credits), reservation?.amount ?? 0));
+    const reserved = reservation?.amount ?? 0;
+    const credits = Math.max(0, Math.ceil(outcome.credits));
+    if (credits > reserved) {
+      // The capability's cost declaration reserved less than the call cost: a bug, never cut to fit.
+      await this.release(reservation).catch(() => undefined);
+      throw new ApiError("internal_error", `${call.capability} ${call.operation} cost ${credits} credits, more than the ${reserved} reserved for it.`, {
+        hint: "A fault in Quarry's cost declaration for this capability; nothing was charged. Please report it.",
+      });
+    }
     const op: CommitOp = {
       reservation,
       ledger: {

@@ -3,7 +3,7 @@
  * Markdown guide, liveness and readiness (503 when the database probe fails).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 import { loadSharpenSettings } from "../sharpen/reviewers.ts";
 import { renderGuide } from "./guide.ts";
 import { buildOpenApi } from "./openapi.ts";

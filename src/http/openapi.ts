@@ -239,7 +239,7 @@ export function buildOpenApi(registry: Registry): Json {
           required: true,
           content: {
             "application/json": {
-              schema: plain(cap.schema),
+              schema: cap.publishedSchema,
               // inspect's examples (the offline demo's recordings answer them).
               examples: Object.fromEntries(cap.examples.map((e, i) => [`example${i + 1}`, { summary: e.title, value: e.body }])),
             },

@@ -1,6 +1,6 @@
 /** REST routes of spec 4.2–4.8: each parses, calls its service and returns its JSON. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 import { originOf } from "./origin.ts";
 
 type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;

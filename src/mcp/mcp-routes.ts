@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 import { API_VERSION } from "../config.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey } from "../http/auth.ts";

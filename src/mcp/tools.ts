@@ -7,7 +7,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyBaseLogger } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
-import type { Services } from "../app.ts";
+import type { Services } from "../services.ts";
 import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidRequest } from "../errors.ts";
 import { toApiError } from "../http/error-handler.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";

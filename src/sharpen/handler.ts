@@ -5,7 +5,7 @@
  */
 import type { Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
-import type { Services, SharpenHandler } from "../app.ts";
+import type { Services, SharpenHandler } from "../services.ts";
 import type { SharpenStage, SharpenTier } from "../config.ts";
 import { ApiError, type CallOrigin, invalidRequest } from "../errors.ts";
 import { HttpUpstreamClient, whileClientWaits } from "../upstream/client.ts";

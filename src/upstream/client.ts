@@ -79,6 +79,11 @@ function withQuery(url: string, query: UpstreamRequest["query"]): string {
   return qs ? url + "?" + qs : url;
 }
 
+/** The breaker a request counts against: its own key, else its provider and host. */
+function breakerKeyOf(req: UpstreamRequest): string {
+  return req.breakerKey ?? (req.host === undefined || req.host === "default" ? req.provider : `${req.provider}:${req.host}`);
+}
+
 /** A provider failure that says the provider is unwell (counts toward its circuit breaker). */
 class ProviderFailure extends ApiError {}
 
@@ -142,7 +147,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     return policy;
   }
 
-  /** The breaker state of a provider, for health checks and tests. */
+  /** The breaker state of a provider (or `provider:host`, or a request's `breakerKey`), for health checks and tests. */
   breakerState(provider: string): string {
     const state = this.breakers.get(provider)?.state;
     return state === undefined ? "closed" : ["closed", "open", "half-open", "isolated"][state] ?? String(state);
@@ -169,7 +174,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     if (!def || !provider) throw new ApiError("internal_error", `Unknown provider ${req.provider}.`);
     const base = provider.hosts[req.host ?? "default"];
     if (!base) throw new ApiError("internal_error", `Unknown host ${req.host} of provider ${req.provider}.`);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...def.headers, ...req.headers };
     let path = req.path;
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) params.append(k, String(v));
@@ -191,7 +196,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     clientGone?: () => boolean,
   ): Promise<UpstreamResponse<T>> {
     try {
-      return await this.breaker(req.provider).execute(() => this.sendWithRetries<T>(req, signal, clientGone));
+      return await this.breaker(breakerKeyOf(req)).execute(() => this.sendWithRetries<T>(req, signal, clientGone));
     } catch (err) {
       if (isBrokenCircuitError(err)) {
         throw new ApiError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, {
@@ -287,7 +292,7 @@ export class HttpUpstreamClient implements UpstreamClient {
           "user-agent": this.config.upstream.userAgent,
           accept: req.responseType === "text" ? "*/*" : "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
-          ...req.headers,
+          ...(req.baseUrl !== undefined ? req.headers : {}),
           ...headers,
         },
         ...(body === undefined ? {} : { body }),
@@ -300,7 +305,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     const status = res.statusCode;
     let text: string;
     try {
-      text = await this.readCapped(res.body, res.headers["content-length"], signal);
+      text = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof AttemptError) throw err;
@@ -331,8 +336,9 @@ export class HttpUpstreamClient implements UpstreamClient {
     body: AsyncIterable<Buffer> & { destroy(err?: Error): void; text(): Promise<string> },
     contentLength: string | string[] | undefined,
     signal: AbortSignal,
+    providerMax?: number,
   ) {
-    const max = this.config.upstream.maxResponseBytes;
+    const max = providerMax ?? this.config.upstream.maxResponseBytes;
     // A declared length is enforced by the HTTP parser: within the cap, read it whole (no chunk loop).
     const declared = typeof contentLength === "string" && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
     if (declared !== undefined) {

@@ -36,6 +36,10 @@ export interface ProviderDef {
    * (src/upstream/pacing.ts); unset means unpaced.
    */
   minIntervalMs?: number;
+  /** Largest answer read from this provider (default UPSTREAM_MAX_RESPONSE_BYTES); SEC's XBRL instances need more. */
+  maxResponseBytes?: number;
+  /** Headers sent on every request to the provider (e.g. `accept`); a request's own headers win. */
+  headers?: Record<string, string>;
 }
 
 export const PROVIDERS = {

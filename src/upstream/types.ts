@@ -36,6 +36,11 @@ export interface UpstreamRequest {
   responseType?: "json" | "text";
   /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
   acceptStatus?: number[];
+  /**
+   * What this request's failures count against: one circuit breaker per key (default: the provider
+   * and host), so one failing host of a provider does not pause the others.
+   */
+  breakerKey?: string;
 }
 
 export interface UpstreamResponse<T = unknown> {

@@ -3,20 +3,13 @@
  * one work (`GET /works/{id}`) → the `details` object. Pure functions, no I/O.
  */
 import { ApiError } from "../../errors.ts";
-import type { JsonObject, JsonValue, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { AcademicSearchQuery } from "./capability.ts";
 
-export type AcademicSort = "relevance" | "cited" | "recent";
-
-/** The validated academic.search body with defaults applied. */
-export type AcademicQuery = {
-  query: string;
-  from_year?: number;
-  to_year?: number;
-  open_access_only: boolean;
-  sort: AcademicSort;
-  num: number;
-};
+/** The validated academic.search body (defaults applied): its schema's static type. */
+export type AcademicQuery = AcademicSearchQuery;
+export type AcademicSort = AcademicQuery["sort"];
 
 /** The parts of an OpenAlex work the mappers read; every field may be missing or null. */
 export interface OpenAlexWork {
@@ -123,7 +116,7 @@ export function toDetailRequest(openalexId: string): UpstreamRequest {
  * Map a works list to a page. Next page rule: only when this page was full, OpenAlex reports more
  * matches than the pages read so far, and the next page stays inside basic paging's 10,000 limit.
  */
-export function toPage(body: OpenAlexList, page: number, perPage: number): SearchPage {
+export function toPage(body: OpenAlexList, page: number, perPage: number): SourcePage {
   if (body === null || typeof body !== "object" || !Array.isArray(body.results)) {
     throw new ApiError("provider_error", "OpenAlex reported: the works list has no results array.");
   }
@@ -135,7 +128,7 @@ export function toPage(body: OpenAlexList, page: number, perPage: number): Searc
   const count = typeof body.meta?.count === "number" ? body.meta.count : 0;
   const full = body.results.length >= perPage;
   const more = full && count > page * perPage && (page + 1) * perPage <= OPENALEX_PAGING_LIMIT;
-  return { records, next: more ? { page: page + 1 } : null, credits: 0, costUsd: 0 };
+  return { records, next: more ? { page: page + 1 } : null };
 }
 
 /** One work → one record; a work without a usable works-index id is dropped (details need it). */

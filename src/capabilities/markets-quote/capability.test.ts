@@ -1,30 +1,19 @@
 // markets.quote: schema bounds and defaults, metadata of spec 4.6, and the search glue through a fake
 // upstream client serving the recorded SerpApi google_finance quote.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Ajv } from "ajv";
+import { fakeContext as kitContext, fixture, response } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamClient, UpstreamRequest } from "../../upstream/types.ts";
-import type { CapabilityContext, JsonObject } from "../types.ts";
+import type { JsonObject } from "../types.ts";
 import { marketsQuote } from "./capability.ts";
 
 function quote(): unknown {
-  const url = new URL("../../../fixtures/providers/serpapi-google_finance/quote.json", import.meta.url);
-  return JSON.parse(readFileSync(url, "utf8"));
+  return fixture("serpapi-google_finance", "quote.json");
 }
 
-function fakeContext(status: number, body: unknown): { ctx: CapabilityContext; requests: UpstreamRequest[] } {
-  const requests: UpstreamRequest[] = [];
-  const upstream: UpstreamClient = {
-    async send<T>(request: UpstreamRequest) {
-      requests.push(request);
-      return { status, headers: {}, body: body as T };
-    },
-    hasKey: () => true,
-    close: async () => {},
-  };
-  return { ctx: { upstream, signal: new AbortController().signal, now: () => new Date() }, requests };
+function fakeContext(status: number, body: unknown) {
+  return kitContext(() => response(status, body));
 }
 
 const validate = new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(marketsQuote.schema);
@@ -96,10 +85,10 @@ test("capability metadata follows spec 4.6", () => {
   assert.equal(marketsQuote.typicalCredits, 4);
   assert.equal(marketsQuote.maxCredits({ symbol: "X" }), 4);
   assert.equal(marketsQuote.offersUpdate, true);
-  assert.deepEqual(marketsQuote.requiredKeys, ["SERPAPI_API_KEY"]);
+  assert.deepEqual(marketsQuote.availability(new Set()), { missing: "SERPAPI_API_KEY" });
   assert.equal(marketsQuote.topic, "money and markets");
   assert.deepEqual(
-    marketsQuote.recordActions.map((a) => [a.name, a.mode, a.credits]),
+    Object.values(marketsQuote.actions).map((a) => [a.name, a.mode, a.credits]),
     [["details", "stored", 0]],
   );
 });

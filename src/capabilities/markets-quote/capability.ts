@@ -1,57 +1,33 @@
 /**
  * markets.quote (spec 4.6): one quote of a finance-portal instrument from Google Finance through
- * SerpApi's `google_finance` engine. Single result, 4 credits a search, detail stored at search time.
+ * SerpApi's `google_finance` engine. Single result, 4 credits a search (update too), detail stored
+ * at search time.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import type { Capability } from "../types.ts";
-import { type QuoteWindow, SEARCH_CREDITS, SOURCE, toPage, toRequest, WINDOWS } from "./serpapi-finance.ts";
+import { defineCapability } from "../framework/define.ts";
+import { language, oneOfOr, text } from "../framework/fields.ts";
+import { serpApiSearchCost } from "../shared/serpapi.ts";
+import { SOURCE, toPage, toRequest } from "./serpapi-finance.ts";
+
+export const WINDOWS = ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"] as const;
 
 export const marketsQuoteSchema = Type.Object(
   {
-    symbol: Type.String({
-      minLength: 1,
-      maxLength: 80,
-      pattern: "^[A-Za-z0-9.^:_-]+$",
-      description:
-        "Finance-portal instrument: TICKER:EXCHANGE (GOOGL:NASDAQ), an index (.DJI:INDEXDJX), " +
-        "a fund or a currency pair (EUR-USD).",
-    }),
-    window: Type.Optional(
-      // A plain `enum` keeps the JSON Schema (inspect, OpenAPI, MCP) and Ajv's messages simple.
-      Type.Unsafe<QuoteWindow>({
-        type: "string",
-        enum: [...WINDOWS],
-        default: "1D",
-        description: "Time range of the price graph and movement.",
-      }),
+    symbol: text(
+      1,
+      80,
+      "Finance-portal instrument: TICKER:EXCHANGE (GOOGL:NASDAQ), an index (.DJI:INDEXDJX), a fund or a currency pair (EUR-USD).",
+      { pattern: "^[A-Za-z0-9.^:_-]+$" },
     ),
-    language: Type.Optional(
-      Type.String({
-        minLength: 2,
-        maxLength: 12,
-        description: "Interface language code, e.g. en, de, pt-BR; en when omitted.",
-      }),
-    ),
+    window: oneOfOr(WINDOWS, "1D", "Time range of the price graph and movement."),
+    language: language("Interface language code, e.g. en, de, pt-BR; en when omitted."),
   },
   { additionalProperties: false },
 );
 
 export type MarketsQuoteQuery = Static<typeof marketsQuoteSchema>;
 
-/** Record keys of spec 4.6: `symbol` and `source` always, the rest when the source has them. */
-const marketsRecordKeys = Type.Object({
-  symbol: Type.String(),
-  source: Type.String(),
-  exchange: Type.Optional(Type.String()),
-  price: Type.Optional(Type.Number()),
-  currency: Type.Optional(Type.String()),
-  observed_at: Type.Optional(Type.String({ description: "When the quote was read (ISO 8601)." })),
-  change: Type.Optional(
-    Type.Object({}, { additionalProperties: true, description: "The move over the window, as the source gives it." }),
-  ),
-});
-
-export const marketsQuote: Capability<MarketsQuoteQuery> = {
+export const marketsQuote = defineCapability({
   id: "markets.quote",
   title: "Market quote",
   summary: "Latest price, change and key stats of a stock, index, fund or currency pair from Google Finance.",
@@ -67,35 +43,38 @@ export const marketsQuote: Capability<MarketsQuoteQuery> = {
     "search; `more` is refused. Quotes may be delayed; not investment advice.",
   topic: "money and markets",
   schema: marketsQuoteSchema,
-  recordKeys: marketsRecordKeys,
+  recordKeys: Type.Object({
+    symbol: Type.String(),
+    source: Type.String(),
+    exchange: Type.Optional(Type.String()),
+    price: Type.Optional(Type.Number()),
+    currency: Type.Optional(Type.String()),
+    observed_at: Type.Optional(Type.String({ description: "When the quote was read (ISO 8601)." })),
+    change: Type.Optional(Type.Object({}, { additionalProperties: true, description: "The move over the window, as the source gives it." })),
+  }),
   paging: "single",
   deadlineMs: 40_000,
-  typicalCredits: SEARCH_CREDITS,
-  costBasis:
+  cost: serpApiSearchCost(
     "4 credits ($0.004) per SerpApi search, charged whenever SerpApi answers, also when it finds no " +
-    "quote (SerpApi bills empty searches); `update` is billed the same; `details` is free.",
-  requiredKeys: ["SERPAPI_API_KEY"],
-  offersUpdate: true,
-  maxCredits: () => SEARCH_CREDITS,
-  pageSize: () => 1,
-  async search(ctx, query) {
-    const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-    return toPage(response.status, response.body, query);
-  },
-  recordActions: [
+      "quote (SerpApi bills empty searches); `update` is billed the same; `details` is free.",
+  ),
+  sources: [
     {
-      name: "details",
-      description: "The stored quote: graph points, key stats, about text and news headlines. Free.",
-      mode: "stored",
-      credits: 0,
+      id: "serpapi",
+      title: "SerpApi (Google Finance)",
+      requiredKeys: ["SERPAPI_API_KEY"],
+      async search(ctx, query) {
+        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
+        return toPage(response.status, response.body, query);
+      },
     },
   ],
+  update: { example: { title: "English labels, one-day window", params: { window: "1D", language: "en" } } },
+  actions: {
+    details: { description: "The stored quote: graph points, key stats, about text and news headlines. Free.", mode: "stored" },
+  },
   examples: [
     { title: "Alphabet Class A on NASDAQ", body: { symbol: "GOOGL:NASDAQ" } },
-    {
-      title: "Same quote, English labels, one-day window",
-      body: { symbol: "GOOGL:NASDAQ", window: "1D", language: "en" },
-    },
+    { title: "Same quote, English labels, one-day window", body: { symbol: "GOOGL:NASDAQ", window: "1D", language: "en" } },
   ],
-  updateExample: { title: "English labels, one-day window", params: { window: "1D", language: "en" } },
-};
+});

@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ApiError } from "../../errors.ts";
 import type { JsonObject } from "../types.ts";
-import { currencyOf, graphTime, sample, serpTime, toPage, toRequest } from "./serpapi-finance.ts";
+import { serpTime } from "../shared/serpapi.ts";
+import { currencyOf, graphTime, sample, toPage, toRequest } from "./serpapi-finance.ts";
 
 type Body = Record<string, unknown>;
 
@@ -27,7 +28,7 @@ test("request: GET /search.json engine=google_finance q window hl (hl=en when la
   assert.equal(req.path, "/search.json");
   assert.deepEqual(req.query, { engine: "google_finance", q: "GOOGL:NASDAQ", window: "5D", hl: "en" });
   assert.deepEqual(req.acceptStatus, [400, 401, 403]);
-  assert.deepEqual(toRequest({ symbol: "EUR-USD" }).query, {
+  assert.deepEqual(toRequest({ symbol: "EUR-USD", window: "1D" }).query, {
     engine: "google_finance",
     q: "EUR-USD",
     window: "1D",
@@ -38,8 +39,6 @@ test("request: GET /search.json engine=google_finance q window hl (hl=en when la
 test("the recorded quote maps to one record with the spec keys", () => {
   const page = toPage(200, quote(), QUERY);
   assert.equal(page.next, null);
-  assert.equal(page.credits, 4);
-  assert.equal(page.costUsd, 0.004);
   assert.equal(page.records.length, 1);
   const s = page.records[0]?.summary;
   assert.ok(s);
@@ -122,7 +121,7 @@ test("keys the body lacks are omitted, never null", () => {
   delete body.search_metadata;
   delete body.knowledge_graph;
   delete body.news_results;
-  const rec = toPage(200, body, { symbol: ".XYZ:IDX" }).records[0];
+  const rec = toPage(200, body, { symbol: ".XYZ:IDX", window: "1D" }).records[0];
   assert.ok(rec);
   assert.deepEqual(Object.keys(rec.summary).sort(), ["snippet", "source", "symbol", "title"]);
   assert.equal(rec.detail?.window, "1D");
@@ -149,10 +148,9 @@ test('a "no results" error body is zero records, still billed (SerpApi bills emp
     search_metadata: { status: "Success" },
     error: "Google hasn't returned any results for this query.",
   };
-  const page = toPage(200, body, { symbol: "NOPE:NOWHERE" });
+  const page = toPage(200, body, { symbol: "NOPE:NOWHERE", window: "1D" });
   assert.deepEqual(page.records, []);
   assert.equal(page.next, null);
-  assert.equal(page.credits, 4);
   assert.match(page.notes?.[0] ?? "", /NOPE:NOWHERE/);
 });
 

@@ -3,23 +3,16 @@
  * upstream request and from the SerpApi body to zero or one quote record with its stored detail.
  * No I/O here; `capability.ts` glues these to the upstream client (which adds `api_key`).
  */
-import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
-import type { JsonObject, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { MarketsQuoteQuery } from "./capability.ts";
+import { readSerpApi, serpApiRequest, serpTime } from "../shared/serpapi.ts";
+import { arr, num, type Obj, obj, str } from "../shared/read.ts";
+import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 
-export const WINDOWS = ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"] as const;
-export type QuoteWindow = (typeof WINDOWS)[number];
-
-export interface MarketsQuery {
-  symbol: string;
-  window?: QuoteWindow;
-  language?: string;
-}
+/** The validated markets.quote body (defaults applied): its schema's static type. */
+export type MarketsQuery = MarketsQuoteQuery;
 
 export const SOURCE = "Google Finance via SerpApi";
-/** SerpApi bills every search it answers (including empty ones): 4 credits = $0.004. */
-export const SEARCH_CREDITS = 4;
-export const SEARCH_COST_USD = 0.004;
 
 // Bounds of the stored detail, so one quote stays small whatever the window.
 const MAX_GRAPH_POINTS = 60;
@@ -31,69 +24,21 @@ const MAX_ABOUT_CHARS = 1500;
 export const DEFAULT_LANGUAGE = "en";
 
 export function toRequest(query: MarketsQuery): UpstreamRequest {
-  const params: Record<string, string> = {
-    engine: "google_finance",
-    q: query.symbol,
-    window: query.window ?? "1D",
-    hl: query.language ?? DEFAULT_LANGUAGE,
-  };
-  // Read, not failed: 400 so SerpApi's own `error` message reaches the caller; 401 and 403 (the
-  // deployment's key or account refused) so SerpApi's words reach the log.
-  return { provider: "serpapi", method: "GET", path: "/search.json", query: params, acceptStatus: [400, 401, 403] };
+  return serpApiRequest("google_finance", { q: query.symbol, window: query.window, hl: query.language ?? DEFAULT_LANGUAGE });
 }
 
-type Obj = Record<string, unknown>;
-
-/**
- * SerpApi errors about this deployment's own SerpApi account (its key, plan or searches left): the
- * operator's business, not the caller's. SerpApi answers them 401 (key) or 403 (account), and some
- * in a body with another status (searches run out). The caller is told the provider refused the
- * deployment; the provider's words go to the log (the error's cause, logged with every 5xx). A 429
- * (throughput or searches used up) goes the upstream client's retry way and is reported as the
- * provider's rate limit, with no SerpApi text.
- */
-const ACCOUNT_ERROR = /api[ _-]?key|run out|your (?:account|plan|searches)|upgrade your plan|account (?:has been|is) /i;
-
-/**
- * Zero or one record. SerpApi `error` bodies are provider errors carrying SerpApi's words (a bad
- * parameter, say), except "no results" (zero records) and errors about the deployment's account.
- */
-export function toPage(status: number, body: unknown, query: MarketsQuery): SearchPage {
-  const root = obj(body);
-  if (root === undefined)
-    throw new ApiError("provider_error", `SerpApi answered HTTP ${status} with a non-object body.`);
-  const error = str(root.error);
-  const ok = status >= 200 && status < 300;
-  if (status === 401 || status === 403 || (error !== undefined && ACCOUNT_ERROR.test(error))) {
-    throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
-      hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
-      cause: new Error(`SerpApi (HTTP ${status}): ${error ?? "no error text"}`),
-    });
-  }
-  if (error !== undefined) {
-    if (ok && /hasn'?t returned any results|no results/i.test(error)) return empty(query.symbol);
-    throw new ApiError("provider_error", `SerpApi reported: ${error}`);
-  }
-  if (!ok) throw new ApiError("provider_error", `SerpApi answered HTTP ${status}.`);
-  if (str(obj(root.search_metadata)?.status) === "Error") {
-    throw new ApiError("provider_error", "SerpApi reported the search as failed.");
-  }
+/** Zero or one record (SerpApi's answer read by the family layer, shared/serpapi.ts). */
+export function toPage(status: number, body: unknown, query: MarketsQuery): SourcePage {
+  const { root, noResults } = readSerpApi(status, body);
   const summary = obj(root.summary);
-  if (summary === undefined) return empty(query.symbol);
-  return {
-    records: [toRecord(root, summary, query)],
-    next: null,
-    credits: SEARCH_CREDITS,
-    costUsd: SEARCH_COST_USD,
-  };
+  if (noResults || summary === undefined) return empty(query.symbol);
+  return { records: [toRecord(root, summary, query)], next: null };
 }
 
-function empty(symbol: string): SearchPage {
+function empty(symbol: string): SourcePage {
   return {
     records: [],
     next: null,
-    credits: SEARCH_CREDITS,
-    costUsd: SEARCH_COST_USD,
     notes: [
       `Google Finance has no quote for "${symbol}". Use a finance-portal symbol such as GOOGL:NASDAQ, ` +
         ".DJI:INDEXDJX or EUR-USD. SerpApi bills empty searches too.",
@@ -107,7 +52,7 @@ function toRecord(root: Obj, summary: Obj, query: MarketsQuery): RecordDraft {
   const currency = currencyOf(root, summary, exchange);
   const price = num(summary.extracted_price);
   const change = changeOf(summary.price_movement);
-  const observedAt = serpTime(str(obj(root.search_metadata)?.created_at));
+  const observedAt = serpTime(obj(root.search_metadata)?.created_at);
   const status = (arr(summary.extensions) ?? [])
     .map(str)
     .filter((e): e is string => e !== undefined && e !== currency && e !== exchange);
@@ -125,7 +70,7 @@ function toRecord(root: Obj, summary: Obj, query: MarketsQuery): RecordDraft {
   if (change !== undefined) out.change = change;
   out.source = SOURCE;
 
-  const detail: JsonObject = { ...out, window: query.window ?? "1D" };
+  const detail: JsonObject = { ...out, window: query.window };
   delete detail.snippet;
   delete detail.url;
   const display = str(summary.price);
@@ -312,11 +257,6 @@ function newsOf(value: unknown): JsonObject[] {
   return out;
 }
 
-/** search_metadata.created_at ("2022-12-24 12:13:15 UTC") as ISO 8601. */
-export function serpTime(value: string | undefined): string | undefined {
-  const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) UTC$/.exec(value ?? "");
-  return m === null ? undefined : `${m[1]}T${m[2]}Z`;
-}
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
@@ -343,23 +283,9 @@ function clip(text: string, max: number): string {
   return t.length <= max ? t : t.slice(0, max - 1).trimEnd() + "…";
 }
 
-function obj(value: unknown): Obj | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Obj) : undefined;
-}
 
-function arr(value: unknown): unknown[] | undefined {
-  return Array.isArray(value) ? value : undefined;
-}
 
-function str(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  const t = value.trim();
-  return t === "" ? undefined : t;
-}
 
-function num(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
 
 function isString(value: string | undefined): value is string {
   return value !== undefined;

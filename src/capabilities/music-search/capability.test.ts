@@ -5,18 +5,21 @@
  * Deezer track and album details with `release` (end to end over HTTP: test/music-search.e2e.test.ts).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Ajv } from "ajv";
+import { fakeContext as kitContext, fixture as recorded } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamClient, UpstreamRequest } from "../../upstream/types.ts";
-import type { CapabilityContext, JsonObject, RecordDraft, StoredRecordView } from "../types.ts";
+import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { JsonObject, RecordDraft, StoredRecordView } from "../types.ts";
 import { musicSearch, musicSearchSchema } from "./capability.ts";
 import { type MusicQuery, parseCursor } from "./music-query.ts";
 
 function fixture(path: string): unknown {
-  return JSON.parse(readFileSync(new URL(`../../../fixtures/providers/${path}`, import.meta.url), "utf8"));
+  const [folder, file] = path.split("/") as [string, string];
+  return recorded(folder, file);
 }
+
+const details = musicSearch.actions.details!;
 
 const validate = new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(musicSearchSchema);
 
@@ -38,18 +41,14 @@ function fakeContext(
   answers: { deezer?: Answer; musicbrainz?: Answer },
   signal = new AbortController().signal,
 ) {
-  const sent: UpstreamRequest[] = [];
-  const upstream: UpstreamClient = {
-    async send<T>(request: UpstreamRequest) {
-      sent.push(request);
+  const { ctx, requests: sent } = kitContext(
+    (request: UpstreamRequest) => {
       const answer = answers[request.provider as "deezer" | "musicbrainz"];
       if (answer === undefined) throw new Error(`unexpected call to ${request.provider}`);
-      return { status: 200, headers: {}, body: (await answer(request)) as T };
+      return answer(request);
     },
-    hasKey: () => true,
-    close: async () => {},
-  };
-  const ctx: CapabilityContext = { upstream, signal, now: () => new Date(0) };
+    { signal },
+  );
   return { ctx, sent, providers: () => sent.map((r) => r.provider) };
 }
 
@@ -64,11 +63,11 @@ test("capability metadata follows spec 4.6", () => {
   assert.equal(musicSearch.deadlineMs, 15_000);
   assert.equal(musicSearch.typicalCredits, 0);
   assert.equal(musicSearch.offersUpdate, true);
-  assert.deepEqual(musicSearch.requiredKeys, []);
-  assert.equal(musicSearch.recordActions.length, 1);
-  assert.equal(musicSearch.recordActions[0]?.name, "details");
-  assert.equal(musicSearch.recordActions[0]?.mode, "stored");
-  assert.equal(musicSearch.recordActions[0]?.credits, 0);
+  assert.deepEqual(musicSearch.availability(new Set()), {});
+  assert.deepEqual(
+    Object.values(musicSearch.actions).map((a) => [a.name, a.mode, a.credits]),
+    [["details", "stored", 0]],
+  );
   assert.equal(musicSearch.maxCredits(q({ query: "x" })), 0);
   assert.equal(musicSearch.pageSize(q({ query: "x", num: 4 })), 4);
 });
@@ -138,7 +137,7 @@ test("details: an album record asks GET /album/{id} and gains release; credits 0
   const discovery = page.records[0];
   assert.equal(discovery?.summary.title, "Discovery");
   const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/get_album.json") });
-  const out = await musicSearch.runAction!(ctx, "details", view(discovery));
+  const out = await details.run!(ctx, view(discovery));
   assert.deepEqual(sent, [{ provider: "deezer", method: "GET", path: "/album/302127" }]);
   assert.equal(((out.detail as JsonObject).release as JsonObject).date, "2001-03-07");
   assert.equal((out.detail as JsonObject).title, "Discovery");
@@ -151,7 +150,7 @@ test("details: a track record asks for its album's id", async () => {
   const search = fakeContext({ deezer: () => fixture("deezer/search_simple.json") });
   const page = await musicSearch.search(search.ctx, q({ query: "Soliloquy" }), null);
   const { ctx, sent } = fakeContext({ deezer: () => ({ id: 259135282, release_date: "2020-10-02" }) });
-  const out = await musicSearch.runAction!(ctx, "details", view(page.records[0]));
+  const out = await details.run!(ctx, view(page.records[0]));
   assert.equal(sent[0]?.path, "/album/259135282");
   assert.deepEqual((out.detail as JsonObject).release, { date: "2020-10-02" });
   assert.equal((out.detail as JsonObject).duration, "3:19");
@@ -162,17 +161,17 @@ test("details: a Deezer error body or a failed album call rejects as provider_er
   const page = await musicSearch.search(search.ctx, q({ query: "Daft Punk", kind: "album" }), null);
   const errorBody = fakeContext({ deezer: () => fixture("deezer/error_no_data_album.json") });
   await assert.rejects(
-    musicSearch.runAction!(errorBody.ctx, "details", view(page.records[0])),
+    details.run!(errorBody.ctx, view(page.records[0])),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no data/.test(e.message),
   );
   const down = fakeContext({ deezer: deezerDown });
   await assert.rejects(
-    musicSearch.runAction!(down.ctx, "details", view(page.records[0])),
+    details.run!(down.ctx, view(page.records[0])),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error",
   );
 });
 
-test("details: a record with nothing pending is session_expired; other actions are refused", async () => {
+test("details: a record with nothing pending is session_expired", async () => {
   const { ctx, sent } = fakeContext({});
   const artist = {
     summary: { title: "Daft Punk" },
@@ -181,12 +180,8 @@ test("details: a record with nothing pending is session_expired; other actions a
     query: {},
   };
   await assert.rejects(
-    musicSearch.runAction!(ctx, "details", artist),
+    details.run!(ctx, artist),
     (e: unknown) => e instanceof ApiError && e.code === "session_expired",
-  );
-  await assert.rejects(
-    musicSearch.runAction!(ctx, "lyrics", artist),
-    (e: unknown) => e instanceof ApiError && e.code === "invalid_request",
   );
   assert.equal(sent.length, 0);
 });

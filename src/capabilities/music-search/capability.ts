@@ -14,117 +14,25 @@
  * - Deezer track and album records without an album id: stored at search time with `release: null`.
  * - Deezer artist records and all MusicBrainz-fallback records: stored at search time (no call).
  */
-import { Type } from "@sinclair/typebox";
-import { ApiError, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../../errors.ts";
-import type {
-  ActionResult,
-  Capability,
-  CapabilityContext,
-  JsonValue,
-  SearchPage,
-  StoredRecordView,
-} from "../types.ts";
-import {
-  completeDeezerDetail,
-  type DeezerAlbumBody,
-  type DeezerSearchBody,
-  pendingDeezerDetail,
-  toDeezerAlbumRequest,
-  toDeezerPage,
-  toDeezerRequest,
-} from "./deezer.ts";
-import { MUSIC_KINDS, type MusicKind, type MusicQuery, parseCursor } from "./music-query.ts";
-import { type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
+import { free } from "../framework/costs.ts";
+import { defineCapability } from "../framework/define.ts";
+import { num, oneOfOr, text } from "../framework/fields.ts";
+import { completeDeezerDetail, type DeezerAlbumBody, type DeezerSearchBody, pendingDeezerDetail, toDeezerAlbumRequest, toDeezerPage, toDeezerRequest } from "./deezer.ts";
+import { MUSIC_KINDS, parseCursor } from "./music-query.ts";
+import { fallbackNote, type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
 
 export const musicSearchSchema = Type.Object(
   {
-    query: Type.String({ minLength: 1, maxLength: 300, description: "Track, artist or album words." }),
-    kind: Type.Optional(
-      Type.Unsafe<MusicKind>({
-        type: "string",
-        enum: MUSIC_KINDS,
-        default: "track",
-        description: "What to find: `track`, `artist` or `album`.",
-      }),
-    ),
-    num: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 25, default: 10, description: "Results per page." }),
-    ),
+    query: text(1, 300, "Track, artist or album words."),
+    kind: oneOfOr(MUSIC_KINDS, "track", "What to find: `track`, `artist` or `album`."),
+    num: num(25, 10),
   },
   { additionalProperties: false },
 );
 
-async function fromDeezer(ctx: CapabilityContext, query: MusicQuery, offset: number): Promise<SearchPage> {
-  const response = await ctx.upstream.send<DeezerSearchBody>(toDeezerRequest(query, offset), ctx.signal);
-  return toDeezerPage(response.body, query, offset);
-}
-
-async function fromMusicBrainz(
-  ctx: CapabilityContext,
-  query: MusicQuery,
-  offset: number,
-): Promise<SearchPage> {
-  const response = await ctx.upstream.send<MusicBrainzSearchBody>(
-    toMusicBrainzRequest(query, offset),
-    ctx.signal,
-  );
-  return toMusicBrainzPage(response.body, query, offset);
-}
-
-/** Deezer failures that the fallback answers; past the deadline there is no time left to try. */
-function fallsBack(error: unknown, signal: AbortSignal): error is ApiError {
-  return (
-    error instanceof ApiError &&
-    (error.code === "provider_error" || error.code === "provider_timeout") &&
-    !signal.aborted
-  );
-}
-
-/**
- * First slice: Deezer, else MusicBrainz. Later slices stay on the source of the first one, because
- * offsets into one source's result list mean nothing in the other's; a Deezer failure on a later
- * slice is reported (retryable) rather than switching lists mid-way.
- */
-async function search(ctx: CapabilityContext, query: MusicQuery, cursor: JsonValue): Promise<SearchPage> {
-  const { offset, source } = parseCursor(cursor);
-  if (source === "musicbrainz") return fromMusicBrainz(ctx, query, offset);
-  try {
-    return await fromDeezer(ctx, query, offset);
-  } catch (deezerError) {
-    if (source !== null || !fallsBack(deezerError, ctx.signal)) throw deezerError;
-    try {
-      return await fromMusicBrainz(ctx, query, offset);
-    } catch (fallbackError) {
-      if (!(fallbackError instanceof ApiError)) throw fallbackError;
-      throw new ApiError(
-        fallbackError.code,
-        `Both music sources failed. Deezer: ${deezerError.message} MusicBrainz: ${fallbackError.message}`,
-        { cause: fallbackError, retryAfter: fallbackError.retryAfter, hint: fallbackError.hint },
-      );
-    }
-  }
-}
-
-/**
- * `details` of a record whose detail was not stored at search time: a Deezer track or album,
- * completed with its album's release date. Any other record without a stored detail has lost it
- * (`410 session_expired`, as the service answers for stored details).
- */
-async function runAction(
-  ctx: CapabilityContext,
-  action: string,
-  record: StoredRecordView,
-): Promise<ActionResult> {
-  if (action !== "details") throw unknownRecordAction("music.search", action, ["details"]);
-  const pending = pendingDeezerDetail(record.ref);
-  if (pending === null) throw sessionExpired(STORED_DETAIL_GONE);
-  const response = await ctx.upstream.send<DeezerAlbumBody>(
-    toDeezerAlbumRequest(pending.albumId),
-    ctx.signal,
-  );
-  const { detail, links } = completeDeezerDetail(pending, response.body);
-  return { detail, links, credits: 0, costUsd: 0 };
-}
+export type MusicSearchQuery = Static<typeof musicSearchSchema>;
 
 /**
  * Record keys of spec 4.6, each when the source has it (`kind` always): tracks, artists and albums
@@ -149,7 +57,7 @@ const musicRecordKeys = Type.Object({
   musicbrainz_id: Type.Optional(Type.String({ description: "Fallback source." })),
 });
 
-export const musicSearch: Capability<MusicQuery> = {
+export const musicSearch = defineCapability({
   id: "music.search",
   title: "Music search",
   summary: "Find tracks, artists or albums with durations, previews, fan counts and covers.",
@@ -171,27 +79,46 @@ export const musicSearch: Capability<MusicQuery> = {
   recordKeys: musicRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,
-  typicalCredits: 0,
-  costBasis: "Free: Deezer and MusicBrainz are free public APIs; searches and details cost 0 credits.",
-  requiredKeys: [],
-  offersUpdate: true,
-  maxCredits: () => 0,
-  pageSize: (query) => query.num,
-  search,
-  recordActions: [
+  cost: free("Free: Deezer and MusicBrainz are free public APIs; searches and details cost 0 credits."),
+  sources: [
     {
-      name: "details",
+      id: "deezer",
+      title: "Deezer",
+      async search(ctx, query, cursor) {
+        const { offset } = parseCursor(cursor);
+        const response = await ctx.upstream.send<DeezerSearchBody>(toDeezerRequest(query, offset), ctx.signal);
+        return toDeezerPage(response.body, query, offset);
+      },
+    },
+    {
+      id: "musicbrainz",
+      title: "MusicBrainz",
+      async search(ctx, query, cursor) {
+        const { offset } = parseCursor(cursor);
+        const response = await ctx.upstream.send<MusicBrainzSearchBody>(toMusicBrainzRequest(query, offset), ctx.signal);
+        return toMusicBrainzPage(response.body, query, offset);
+      },
+      fallbackNotes: (query) => [fallbackNote(query.kind)],
+    },
+  ],
+  update: { example: { title: "Daft Punk as an artist instead of albums", params: { kind: "artist" } } },
+  actions: {
+    details: {
       description:
         "Album, duration, release, preview and source metadata (free). Deezer tracks and albums: the " +
         "release date is fetched from the album on the first call, then cached; a failed album call " +
         "is 502 provider_error, retryable. Artists and fallback records: stored at search time.",
       // Stored where the search answer holds everything; Deezer track and album records store none
-      // and are completed by runAction on the first call, then cached (see the header).
+      // and are completed here on the first call, then cached (see the header).
       mode: "stored",
-      credits: 0,
+      async run(ctx, record) {
+        const pending = pendingDeezerDetail(record.ref);
+        if (pending === null) throw sessionExpired(STORED_DETAIL_GONE);
+        const response = await ctx.upstream.send<DeezerAlbumBody>(toDeezerAlbumRequest(pending.albumId), ctx.signal);
+        return completeDeezerDetail(pending, response.body);
+      },
     },
-  ],
-  runAction,
+  },
   // The first example's first record is the one whose `details` the demo and MCP tests ask for:
   // album 302127 ("Discovery"), whose album answer is recorded for the replay upstream.
   examples: [
@@ -199,5 +126,4 @@ export const musicSearch: Capability<MusicQuery> = {
     { title: "Tracks called Soliloquy", body: { query: "Soliloquy" } },
     { title: "The artist YOASOBI", body: { query: "YOASOBI", kind: "artist" } },
   ],
-  updateExample: { title: "Daft Punk as an artist instead of albums", params: { kind: "artist" } },
-};
+});

@@ -13,7 +13,7 @@
  * Artist details have no release and are stored at search time as before.
  */
 import { ApiError } from "../../errors.ts";
-import type { JsonObject, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import {
   defined,
@@ -120,7 +120,7 @@ export function deezerError(body: unknown): ApiError | undefined {
  * Search body → page. More results while the page was not empty and Deezer announces them
  * (a `next` link, or a `total` beyond this slice); the next offset is offset + num.
  */
-export function toDeezerPage(body: DeezerSearchBody, query: MusicQuery, offset: number): SearchPage {
+export function toDeezerPage(body: DeezerSearchBody, query: MusicQuery, offset: number): SourcePage {
   const error = deezerError(body);
   if (error !== undefined) throw error;
   if (body === null || typeof body !== "object" || !Array.isArray(body.data)) {
@@ -134,7 +134,7 @@ export function toDeezerPage(body: DeezerSearchBody, query: MusicQuery, offset: 
   const announced =
     nonEmpty(body.next) !== undefined || (isCount(body.total) && offset + data.length < body.total);
   const more = data.length > 0 && announced;
-  return { records, next: more ? nextCursor(offset, query.num, "deezer") : null, credits: 0, costUsd: 0 };
+  return { records, next: more ? nextCursor(offset, query.num, "deezer") : null };
 }
 
 /** One search item → record; items of another type or without a name are skipped. */

@@ -3,12 +3,13 @@
  * the source that served the first slice), and small formatting helpers.
  */
 import type { JsonObject, JsonValue } from "../types.ts";
+import type { MusicSearchQuery } from "./capability.ts";
 
-export type MusicKind = "track" | "artist" | "album";
-export const MUSIC_KINDS: MusicKind[] = ["track", "artist", "album"];
+export const MUSIC_KINDS = ["track", "artist", "album"] as const;
+export type MusicKind = (typeof MUSIC_KINDS)[number];
 
-/** The validated music.search body with defaults applied. */
-export type MusicQuery = { query: string; kind: MusicKind; num: number };
+/** The validated music.search body with defaults applied (its schema's static type). */
+export type MusicQuery = MusicSearchQuery;
 
 export type MusicSource = "deezer" | "musicbrainz";
 

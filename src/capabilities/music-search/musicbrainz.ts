@@ -5,7 +5,7 @@
  * Pure, no I/O.
  */
 import { ApiError } from "../../errors.ts";
-import type { JsonObject, JsonValue, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import {
   defined,
@@ -118,7 +118,7 @@ export function toMusicBrainzPage(
   body: MusicBrainzSearchBody,
   query: MusicQuery,
   offset: number,
-): SearchPage {
+): SourcePage {
   const list: unknown = body !== null && typeof body === "object" ? body[LIST_KEY[query.kind]] : undefined;
   if (!Array.isArray(list)) {
     throw new ApiError(
@@ -134,9 +134,6 @@ export function toMusicBrainzPage(
   return {
     records,
     next: more ? nextCursor(offset, query.num, "musicbrainz") : null,
-    credits: 0,
-    costUsd: 0,
-    notes: [fallbackNote(query.kind)],
   };
 }
 

@@ -1,32 +1,15 @@
 // recipes.search: schema bounds, the one-selector rule, update merging, and search / re-lookup glue
 // through a fake upstream client that serves recorded TheMealDB bodies.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { Ajv } from "ajv";
+import { fakeContext, fixture as recorded } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamClient, UpstreamRequest } from "../../upstream/types.ts";
-import type { CapabilityContext, JsonObject } from "../types.ts";
+import type { JsonObject } from "../types.ts";
 import { type RecipesSearchQuery, recipesSearch } from "./capability.ts";
 
-function fixture(name: string): unknown {
-  return JSON.parse(
-    readFileSync(new URL(`../../../fixtures/providers/themealdb/${name}`, import.meta.url), "utf8"),
-  );
-}
-
-function fakeContext(body: unknown): { ctx: CapabilityContext; requests: UpstreamRequest[] } {
-  const requests: UpstreamRequest[] = [];
-  const upstream: UpstreamClient = {
-    async send<T>(request: UpstreamRequest) {
-      requests.push(request);
-      return { status: 200, headers: {}, body: body as T };
-    },
-    hasKey: () => true,
-    close: async () => {},
-  };
-  return { ctx: { upstream, signal: new AbortController().signal, now: () => new Date() }, requests };
-}
+const fixture = (name: string) => recorded("themealdb", name);
+const details = recipesSearch.actions.details!;
 
 const validate = new Ajv({ allErrors: true, useDefaults: true, strict: false }).compile(recipesSearch.schema);
 
@@ -63,7 +46,7 @@ test("schema refuses bounds, blank selectors, wrong types and unknown keys", () 
 });
 
 test("one-selector rule: none given names the body", () => {
-  const violations = recipesSearch.checkRules?.({ num: 10 }) ?? [];
+  const violations = recipesSearch.checkRules({ num: 10 }) ?? [];
   assert.equal(violations.length, 1);
   assert.equal(violations[0]?.path, "");
   assert.match(violations[0]?.message ?? "", /^No selector given: .*query.*ingredient.*category.*cuisine/);
@@ -71,48 +54,51 @@ test("one-selector rule: none given names the body", () => {
 });
 
 test("one-selector rule: each extra selector gets its own violation", () => {
-  const violations = recipesSearch.checkRules?.({ query: "a", category: "b", cuisine: "c", num: 10 }) ?? [];
+  const violations = recipesSearch.checkRules({ query: "a", category: "b", cuisine: "c", num: 10 }) ?? [];
   assert.deepEqual(
     violations.map((v) => v.path),
     ["/category", "/cuisine"],
   );
   assert.match(violations[0]?.message ?? "", /cannot be combined with `query`/);
-  assert.deepEqual(recipesSearch.checkRules?.({ ingredient: "egg", num: 10 }), []);
+  assert.deepEqual(recipesSearch.checkRules({ ingredient: "egg", num: 10 }), []);
 });
 
 test("update: a supplied selector replaces the stored one, num kept", () => {
   const merge = recipesSearch.mergeUpdate;
+  const session = { query: {}, filters: [] };
   assert.ok(merge);
   const stored: RecipesSearchQuery = { category: "Seafood", num: 5 };
-  assert.deepEqual(merge(stored, { cuisine: "Italian" }), { cuisine: "Italian", num: 5 });
-  assert.deepEqual(merge(stored, { category: "Dessert" }), { category: "Dessert", num: 5 });
+  assert.deepEqual(merge(stored, { cuisine: "Italian" }, session), { cuisine: "Italian", num: 5 });
+  assert.deepEqual(merge(stored, { category: "Dessert" }, session), { category: "Dessert", num: 5 });
 });
 
 test("update: num alone changes num and keeps the selector; empty params refresh", () => {
   const merge = recipesSearch.mergeUpdate;
+  const session = { query: {}, filters: [] };
   assert.ok(merge);
   const stored: RecipesSearchQuery = { query: "Risotto", num: 10 };
-  assert.deepEqual(merge(stored, { num: 3 }), { query: "Risotto", num: 3 });
-  assert.deepEqual(merge(stored, {}), stored);
-  assert.deepEqual(merge(stored, { ingredient: "rice", num: 4 }), { ingredient: "rice", num: 4 });
+  assert.deepEqual(merge(stored, { num: 3 }, session), { query: "Risotto", num: 3 });
+  assert.deepEqual(merge(stored, {}, session), stored);
+  assert.deepEqual(merge(stored, { ingredient: "rice", num: 4 }, session), { ingredient: "rice", num: 4 });
 });
 
 test("update: null removes a field, as in the default merge", () => {
   const merge = recipesSearch.mergeUpdate;
+  const session = { query: {}, filters: [] };
   assert.ok(merge);
-  assert.deepEqual(merge({ query: "Risotto", num: 5 }, { query: null, cuisine: "Thai" }), {
+  assert.deepEqual(merge({ query: "Risotto", num: 5 }, { query: null, cuisine: "Thai" }, session), {
     num: 5,
     cuisine: "Thai",
   });
-  const cleared = merge({ query: "Risotto", num: 5 }, { query: null });
+  const cleared = merge({ query: "Risotto", num: 5 }, { query: null }, session);
   assert.deepEqual(cleared, { num: 5 });
-  assert.equal(recipesSearch.checkRules?.(cleared as RecipesSearchQuery)[0]?.path, "");
+  assert.equal(recipesSearch.checkRules(cleared as RecipesSearchQuery)[0]?.path, "");
 });
 
 test("update: two supplied selectors survive the merge so the rule refuses them", () => {
-  const merged = recipesSearch.mergeUpdate?.({ query: "x", num: 10 }, { category: "a", cuisine: "b" });
+  const merged = recipesSearch.mergeUpdate?.({ query: "x", num: 10 }, { category: "a", cuisine: "b" }, { query: {}, filters: [] });
   assert.deepEqual(merged, { num: 10, category: "a", cuisine: "b" });
-  const violations = recipesSearch.checkRules?.(merged as RecipesSearchQuery) ?? [];
+  const violations = recipesSearch.checkRules(merged as RecipesSearchQuery);
   assert.deepEqual(
     violations.map((v) => v.path),
     ["/cuisine"],
@@ -140,7 +126,7 @@ test("search with no match yields zero records", async () => {
 
 test("runAction looks a missing detail up again via lookup.php at no charge", async () => {
   const { ctx, requests } = fakeContext(fixture("lookup_by_id.json"));
-  const result = await recipesSearch.runAction?.(ctx, "details", {
+  const result = await details.run!(ctx, {
     summary: { title: "Teriyaki Chicken Casserole" },
     ref: { meal_id: "52772" },
     detail: null,
@@ -160,11 +146,11 @@ test("runAction: a meal TheMealDB no longer has, or a record without id, is sess
   const { ctx } = fakeContext({ meals: null });
   const view = { summary: { title: "Gone" }, ref: { meal_id: "1" }, detail: null, query: {} };
   await assert.rejects(
-    recipesSearch.runAction?.(ctx, "details", view) ?? Promise.resolve(),
+    details.run!(ctx, view),
     (e: unknown) => e instanceof ApiError && e.code === "session_expired",
   );
   await assert.rejects(
-    recipesSearch.runAction?.(ctx, "details", { ...view, ref: null }) ?? Promise.resolve(),
+    details.run!(ctx, { ...view, ref: null }) ?? Promise.resolve(),
     (e: unknown) => e instanceof ApiError && e.code === "session_expired",
   );
 });
@@ -175,9 +161,9 @@ test("capability metadata follows spec 4.6", () => {
   assert.equal(recipesSearch.deadlineMs, 15_000);
   assert.equal(recipesSearch.typicalCredits, 0);
   assert.equal(recipesSearch.offersUpdate, true);
-  assert.deepEqual(recipesSearch.requiredKeys, []);
+  assert.deepEqual(recipesSearch.availability(new Set()), {});
   assert.deepEqual(
-    recipesSearch.recordActions.map((a) => [a.name, a.mode, a.credits]),
+    Object.values(recipesSearch.actions).map((a) => [a.name, a.mode, a.credits]),
     [["details", "stored", 0]],
   );
   assert.match(
@@ -191,6 +177,6 @@ test("examples are valid bodies that pass the rules", () => {
   for (const { body } of recipesSearch.examples) {
     const copy = structuredClone(body);
     assert.equal(validate(copy), true, JSON.stringify(body));
-    assert.deepEqual(recipesSearch.checkRules?.(copy as RecipesSearchQuery), []);
+    assert.deepEqual(recipesSearch.checkRules(copy), []);
   }
 });

@@ -4,38 +4,25 @@
  * filter results are partial, so their details are looked up again (free) on the first `details`.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { pointer, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction, type Violation } from "../../errors.ts";
-import { NOT_BLANK_PATTERN } from "../../validation.ts";
-import type { ActionResult, Capability, CapabilityContext, JsonObject, StoredRecordView } from "../types.ts";
-import {
-  givenSelectors,
-  lookupRequest,
-  mealDetail,
-  NOT_INFERRED,
-  parseMeals,
-  SELECTORS,
-  storedMealDetail,
-  toPage,
-  toRequest,
-} from "./themealdb.ts";
+import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
+import { free } from "../framework/costs.ts";
+import { defineCapability, type RecordView } from "../framework/define.ts";
+import { num, text } from "../framework/fields.ts";
+import { exactlyOne } from "../framework/rules.ts";
+import type { CapabilityContext, JsonObject } from "../types.ts";
+import { lookupRequest, mealDetail, NOT_INFERRED, parseMeals, SELECTORS, storedMealDetail, toPage, toRequest } from "./themealdb.ts";
 
 const ONE_OF = "Give exactly one of `query`, `ingredient`, `category`, `cuisine`; they cannot be combined.";
-const NONE = "No selector given: add exactly one of `query`, `ingredient`, `category` or `cuisine`.";
 
-/** 1-120 characters, not blank (at least one visible character; see NOT_BLANK_PATTERN). */
-function selectorField(description: string) {
-  return Type.Optional(Type.String({ minLength: 1, maxLength: 120, pattern: NOT_BLANK_PATTERN, description }));
-}
+const selector = (description: string) => Type.Optional(text(1, 120, `${description} ${ONE_OF}`, { notBlank: true }));
 
 export const recipesSearchSchema = Type.Object(
   {
-    query: selectorField(`Meal name or part of it, e.g. "Risotto". ${ONE_OF}`),
-    ingredient: selectorField(`Main ingredient, e.g. "chicken breast". ${ONE_OF}`),
-    category: selectorField(`Meal category, e.g. "Seafood", "Dessert", "Vegetarian". ${ONE_OF}`),
-    cuisine: selectorField(`Cuisine (area), e.g. "Italian", "Japanese". ${ONE_OF}`),
-    num: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 20, default: 10, description: "Results per page (1-20)." }),
-    ),
+    query: selector(`Meal name or part of it, e.g. "Risotto".`),
+    ingredient: selector(`Main ingredient, e.g. "chicken breast".`),
+    category: selector(`Meal category, e.g. "Seafood", "Dessert", "Vegetarian".`),
+    cuisine: selector(`Cuisine (area), e.g. "Italian", "Japanese".`),
+    num: num(20, 10),
   },
   { additionalProperties: false, description: ONE_OF },
 );
@@ -43,15 +30,10 @@ export const recipesSearchSchema = Type.Object(
 export type RecipesSearchQuery = Static<typeof recipesSearchSchema>;
 
 /** Exactly one selector: none names the body; each one after the first names its own field. */
-export function checkRecipeRules(query: RecipesSearchQuery): Violation[] {
-  const given = givenSelectors(query);
-  const first = given[0];
-  if (first === undefined) return [{ path: "", message: NONE }];
-  return given.slice(1).map((field) => ({
-    path: pointer(field),
-    message: `\`${field}\` cannot be combined with \`${first}\`. ${ONE_OF}`,
-  }));
-}
+export const oneSelector = exactlyOne([...SELECTORS], {
+  none: "No selector given: add exactly one of `query`, `ingredient`, `category` or `cuisine`.",
+  extra: (field, first) => `\`${field}\` cannot be combined with \`${first}\`. ${ONE_OF}`,
+});
 
 /**
  * Update rule of spec 4.6: a supplied selector replaces the stored one (all stored selectors are
@@ -59,7 +41,7 @@ export function checkRecipeRules(query: RecipesSearchQuery): Violation[] {
  * service's default merge, a `null` value removes that field.
  */
 export function mergeRecipeUpdate(stored: RecipesSearchQuery, params: JsonObject): JsonObject {
-  const merged: JsonObject = { ...(stored as JsonObject) };
+  const merged: JsonObject = { ...stored };
   if (SELECTORS.some((s) => params[s] !== undefined && params[s] !== null)) {
     for (const s of SELECTORS) delete merged[s];
   }
@@ -71,37 +53,19 @@ export function mergeRecipeUpdate(stored: RecipesSearchQuery, params: JsonObject
 }
 
 /** Re-lookup of a detail that was not stored (filter results): lookup.php, free. */
-async function lookUpAgain(
-  ctx: CapabilityContext,
-  action: string,
-  record: StoredRecordView,
-): Promise<ActionResult> {
-  if (action !== "details") throw unknownRecordAction("recipes.search", action, ["details"]);
+async function lookUpAgain(ctx: CapabilityContext<unknown>, record: RecordView<RecipesSearchQuery>) {
   const mealId = record.ref?.meal_id;
-  if (typeof mealId !== "string" || mealId === "") {
-    throw sessionExpired(STORED_DETAIL_GONE);
-  }
+  if (typeof mealId !== "string" || mealId === "") throw sessionExpired(STORED_DETAIL_GONE);
   const response = await ctx.upstream.send<unknown>(lookupRequest(mealId), ctx.signal);
   const meal = parseMeals(response.body)[0];
-  if (meal === undefined) {
-    throw sessionExpired(`TheMealDB no longer has meal ${mealId}; execute the search again.`);
-  }
-  const { detail, links } = mealDetail(meal);
-  return { detail, links, credits: 0, costUsd: 0 };
+  if (meal === undefined) throw sessionExpired(`TheMealDB no longer has meal ${mealId}; execute the search again.`);
+  return mealDetail(meal);
 }
 
-/** Record keys of spec 4.6: `category` and `cuisine` when present, `attribution` always. */
-const recipesRecordKeys = Type.Object({
-  category: Type.Optional(Type.String()),
-  cuisine: Type.Optional(Type.String()),
-  attribution: Type.String({ description: "Credit to the source (TheMealDB)." }),
-});
-
-export const recipesSearch: Capability<RecipesSearchQuery> = {
+export const recipesSearch = defineCapability({
   id: "recipes.search",
   title: "Recipe search",
-  summary:
-    "Recipes from TheMealDB by name, main ingredient, category or cuisine, with ingredients and steps.",
+  summary: "Recipes from TheMealDB by name, main ingredient, category or cuisine, with ingredients and steps.",
   description:
     "Searches TheMealDB, a free crowd-sourced recipe database. Give exactly one selector: `query` " +
     "(meal name), `ingredient` (main ingredient), `category` or `cuisine`; they cannot be combined. " +
@@ -114,39 +78,44 @@ export const recipesSearch: Capability<RecipesSearchQuery> = {
     NOT_INFERRED,
   topic: "food and fitness",
   schema: recipesSearchSchema,
-  recordKeys: recipesRecordKeys,
+  recordKeys: Type.Object({
+    category: Type.Optional(Type.String()),
+    cuisine: Type.Optional(Type.String()),
+    attribution: Type.String({ description: "Credit to the source (TheMealDB)." }),
+  }),
   paging: "local",
   deadlineMs: 15_000,
-  typicalCredits: 0,
-  costBasis: "Free: TheMealDB's public API has no per-call cost.",
-  requiredKeys: [],
-  offersUpdate: true,
-  maxCredits: () => 0,
-  pageSize: (query) => query.num ?? 10,
-  checkRules: checkRecipeRules,
-  mergeUpdate: mergeRecipeUpdate,
-  updateRule:
-    "A selector supplied (query, ingredient, category or cuisine) replaces the stored one; num is kept unless " +
-    "supplied (null restores its default); empty params run the stored query again.",
-  async search(ctx, query) {
-    const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-    return toPage(response.body, response.text ?? JSON.stringify(response.body), query);
-  },
-  detailFromSource: (source, record) => storedMealDetail(source, record.ref?.meal_id),
-  recordActions: [
+  cost: free("Free: TheMealDB's public API has no per-call cost."),
+  rules: [oneSelector],
+  sources: [
     {
-      name: "details",
+      id: "themealdb",
+      title: "TheMealDB",
+      async search(ctx, query) {
+        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
+        return toPage(response.body, response.text ?? JSON.stringify(response.body), query);
+      },
+    },
+  ],
+  update: {
+    rule:
+      "A selector supplied (query, ingredient, category or cuisine) replaces the stored one; num is kept unless " +
+      "supplied (null restores its default); empty params run the stored query again.",
+    merge: mergeRecipeUpdate,
+    example: { title: "Seafood recipes instead (the selector is replaced)", params: { category: "Seafood" } },
+  },
+  actions: {
+    details: {
       description:
         "Ingredients with measures, instructions, source/video/photo links. Stored and free; a recipe " +
         "listed by a filter is looked up once at no charge.",
       mode: "stored",
-      credits: 0,
+      run: lookUpAgain,
     },
-  ],
-  runAction: lookUpAgain,
+  },
+  detailFromSource: (source, record) => storedMealDetail(source, record.ref?.meal_id),
   examples: [
     { title: "A recipe by name", body: { query: "Salmon Prawn Risotto" } },
     { title: "Seafood recipes, 20 a page", body: { category: "Seafood", num: 20 } },
   ],
-  updateExample: { title: "Seafood recipes instead (the selector is replaced)", params: { category: "Seafood" } },
-};
+});

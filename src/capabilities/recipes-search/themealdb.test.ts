@@ -50,7 +50,6 @@ test("a full meal from search.php becomes a record; its stored detail is mapped 
   const page = toPage(JSON.parse(text), text);
   assert.equal(page.source, text, "the body as sent is the page's source");
   assert.equal(page.next, null);
-  assert.equal(page.credits, 0);
   assert.equal(page.records.length, 1);
   assert.equal(page.notes, undefined);
   const [rec] = page.records;

@@ -5,7 +5,7 @@
  */
 import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
-import type { JsonObject, Link, RecordDraft, SearchPage } from "../types.ts";
+import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 
 /** The four selectors, in the order used to name the "first" one when several are given. */
 export const SELECTORS = ["query", "ingredient", "category", "cuisine"] as const;
@@ -76,7 +76,7 @@ export function parseMeals(body: unknown): Meal[] {
  * as TheMealDB sent it: when the page holds full meals (search.php, lookup.php) it is the page's
  * source, from which `storedMealDetail` maps each record's detail when `details` asks for it.
  */
-export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuery, "category" | "cuisine">): SearchPage {
+export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuery, "category" | "cuisine">): SourcePage {
   const meals = parseMeals(body);
   const records = meals.map((meal) => mealToRecord(meal, filtered));
   const notes: string[] = [];
@@ -86,7 +86,7 @@ export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuer
     );
   }
   const source = text !== undefined && meals.some(isFullMeal) ? { source: text } : {};
-  return { records, next: null, credits: 0, costUsd: 0, ...(notes.length > 0 ? { notes } : {}), ...source };
+  return { records, next: null, ...(notes.length > 0 ? { notes } : {}), ...source };
 }
 
 /**

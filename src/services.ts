@@ -1,0 +1,91 @@
+/**
+ * The services one Quarry process runs on, wired from its dependencies (store, limiter, upstream
+ * client, clock, ids): accounts, billing, search, catalog, Sharpen, authentication, and the cache
+ * and indexes capabilities keep between calls. Routes (REST and MCP) receive these; nothing here
+ * knows about HTTP, so nothing needs to import the app to use them.
+ */
+import { AccountService, type Caller } from "./accounts/accounts.ts";
+import { createBoundedCache, createIndexes } from "./capabilities/framework/cache.ts";
+import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
+import { CatalogService } from "./catalog/catalog-service.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { CallOrigin } from "./errors.ts";
+import { Billing } from "./credits/billing.ts";
+import { makeAuthenticator } from "./http/auth.ts";
+import { cryptoIds, type IdGenerator } from "./ids.ts";
+import type { RateLimiter } from "./limits/rate-limiter.ts";
+import { SearchService } from "./sessions/search-service.ts";
+import type { SharpenBlock } from "./sharpen/entitlement.ts";
+import { createSharpenHandler } from "./sharpen/handler.ts";
+import type { Store } from "./store/types.ts";
+import type { UpstreamClient } from "./upstream/types.ts";
+/** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
+export interface SharpenHandler {
+  review(caller: Caller, body: unknown, origin: CallOrigin): Promise<unknown>;
+  block(caller: Caller): SharpenBlock;
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  limiter: RateLimiter;
+  upstream: UpstreamClient;
+  clock?: Clock;
+  ids?: IdGenerator;
+  registry?: Registry;
+  /** Build the Sharpen handler from the wired services (default: createSharpenHandler). */
+  sharpen?: (services: Omit<Services, "sharpen">) => SharpenHandler;
+  /** Extra probes for /health/ready (e.g. Redis). */
+  readinessProbes?: Record<string, () => Promise<void>>;
+  /** Pino logger options or false; defaults to the config's level. */
+  logger?: boolean | Record<string, unknown>;
+}
+
+export interface Services {
+  config: Config;
+  store: Store;
+  accounts: AccountService;
+  billing: Billing;
+  search: SearchService;
+  catalog: CatalogService;
+  sharpen: SharpenHandler;
+  authenticate: ReturnType<typeof makeAuthenticator>;
+  clock: Clock;
+  ids: IdGenerator;
+  registry: Registry;
+}
+
+export function createServices(deps: AppDeps): Services {
+  const clock = deps.clock ?? systemClock;
+  const ids = deps.ids ?? cryptoIds;
+  const registry = deps.registry ?? defaultRegistry;
+  const accounts = new AccountService(deps.store, deps.config, clock, ids);
+  const billing = new Billing(deps.store, accounts, clock, ids);
+  const search = new SearchService({
+    store: deps.store,
+    registry,
+    config: deps.config,
+    accounts,
+    billing,
+    upstream: deps.upstream,
+    ids,
+    clock,
+    cache: createBoundedCache(),
+    indexes: createIndexes(() => clock.now()),
+  });
+  // Built once the other services exist; the catalog reads its block through this late binding.
+  let sharpen: SharpenHandler | null = null;
+  const catalog = new CatalogService({
+    registry,
+    config: deps.config,
+    accounts,
+    search,
+    sharpen: (caller) => sharpen!.block(caller),
+  });
+  const authenticate = makeAuthenticator(accounts, deps.limiter);
+  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
+  sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
+  return { ...base, sharpen };
+}
+
