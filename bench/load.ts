@@ -47,6 +47,8 @@ export interface LoadResult {
   cpu?: CpuPerResponse;
   /** Runs in slices (runOpenLoops): each slice's own p99, in the order run. */
   sliceP99s?: number[];
+  /** Runs in slices (runOpenLoops): each slice's own p50, in the order run. */
+  sliceP50s?: number[];
   /** Runs in slices (runLoads): each slice's own req/s, in the order run. */
   sliceRps?: number[];
 }

@@ -93,6 +93,7 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
     const tallies = specs.map(newTally);
     const cpu = specs.map(() => new CpuTally());
     const sliceP99s = specs.map((): number[] => []);
+    const sliceP50s = specs.map((): number[] => []);
     for (let round = 0; round < rounds; round++) {
       for (const [i, spec] of specs.entries()) {
         const tally = tallies[i]!;
@@ -100,7 +101,9 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
         const meter = cpuMeter(spec.cpuOf);
         await phase(pools[i]!, spec, spec.duration / rounds, tally);
         const responses = tally.samples.count - before;
-        sliceP99s[i]!.push(percentile(tally.samples.sortedFrom(before), 99));
+        const slice = tally.samples.sortedFrom(before);
+        sliceP99s[i]!.push(percentile(slice, 99));
+        sliceP50s[i]!.push(percentile(slice, 50));
         cpu[i]!.add(meter(responses), responses);
       }
     }
@@ -109,6 +112,7 @@ export async function runOpenLoops(specs: OpenLoopSpec[], rounds: number): Promi
       return {
         ...loadResult(spec, seconds, samples, statuses, errors, cpu[i]!.perResponse(samples.count)),
         sliceP99s: sliceP99s[i]!,
+        sliceP50s: sliceP50s[i]!,
       };
     });
   } finally {

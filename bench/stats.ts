@@ -59,30 +59,3 @@ export function slope(points: { x: number; y: number }[]): number {
   }
   return den === 0 ? Number.NaN : num / den;
 }
-
-/** One side of a saturated pair: its latency quantiles (ms). */
-export interface SaturatedSide {
-  p50: number;
-  p99: number;
-}
-
-/** A side's tail shape: p99 over p50. */
-export function tailShape(side: SaturatedSide): number {
-  return side.p99 / side.p50;
-}
-
-/**
- * What "added p99 ≤ `limitMs`" would take at saturation, on this host, from the two sides' own
- * figures (docs/performance.md, "Where the saturated added p99 comes from"). With the same number
- * of requests in flight each side's latency scales with 1 / its rate (Little's law), so:
- * - at the bare route's tail shape (p99/p50), execute's p99 is bare's × bare/execute, and it
- *   passes once execute/bare ≥ bare p99 / (bare p99 + limit): `ratio`;
- * - at execute's measured throughput (its p50 as measured), it passes once its own p99/p50 is at
- *   most (bare p99 + limit) / execute p50: `tailShape`, to compare with the bare route's.
- */
-export function saturatedNeeds(bare: SaturatedSide, execute: SaturatedSide, limitMs: number) {
-  return {
-    ratio: bare.p99 / (bare.p99 + limitMs),
-    tailShape: (bare.p99 + limitMs) / execute.p50,
-  };
-}

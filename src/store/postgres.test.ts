@@ -10,7 +10,7 @@ import { randomBase62 } from "../ids.ts";
 import { openStore } from "./open-store.ts";
 import { PostgresStore } from "./postgres.ts";
 import { loadMigrations } from "./sql-common.ts";
-import { runStoreContract } from "./store-contract.ts";
+import { runStoreContract } from "./store-contract.test-suite.ts";
 
 const url = process.env.DATABASE_URL ?? "";
 

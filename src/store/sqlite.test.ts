@@ -12,7 +12,7 @@ import { ApiError } from "../errors.ts";
 import { openStore } from "./open-store.ts";
 import { loadMigrations } from "./sql-common.ts";
 import { GET_RECORDS_SQL, InstanceLockedError, SqliteStore } from "./sqlite.ts";
-import { runStoreContract } from "./store-contract.ts";
+import { runStoreContract } from "./store-contract.test-suite.ts";
 
 const unavailable = (error: unknown): boolean =>
   error instanceof ApiError && error.code === "service_unavailable";

@@ -1,6 +1,6 @@
 /**
  * The one store interface. Two implementations: embedded SQLite (better-sqlite3, WAL) and
- * PostgreSQL (pg). Both pass the same contract suite (src/store/store-contract.ts).
+ * PostgreSQL (pg). Both pass the same contract suite (src/store/store-contract.test-suite.ts).
  *
  * Times are epoch milliseconds. JSON columns hold plain JSON values.
  * Every method that changes balances is atomic: `balance.used` can never pass `cap`.
