@@ -485,6 +485,29 @@ async function runCheck(demo: Demo): Promise<boolean> {
           note: `detail of ${recordId} (${asArray(res.body.links).length} links), ${charge(res)}${res.body.cached === true ? ", cached" : ""}`,
         }),
       );
+      // The rest of the first page: each answers its detail from a recording, or says plainly that
+      // the offline demo has none for it (never a provider error with a retry hint).
+      const others = asArray(executed.body.results).slice(1).map((r) => asObject(r).record_id).filter((id) => typeof id === "string");
+      if (others.length > 0) {
+        let recorded = 0;
+        let missing = 0;
+        await checker.run(
+          `POST ${cap.id} follow-up ${action} (every other first-page record)`,
+          async () => {
+            for (const id of others) {
+              const res = await call(demo, "POST", "/v1/follow-up", { record_id: id, action });
+              if (res.status === 200) recorded += 1;
+              else if (/No recording of this request in the offline demo/.test(JSON.stringify(res.body))) missing += 1;
+              else return res;
+            }
+            return { status: 200, body: { recorded, missing } };
+          },
+          (res) => ({
+            ok: res.status === 200 && recorded + missing === others.length,
+            note: `${recorded} answered from recordings, ${missing} said plainly that the demo has no recording`,
+          }),
+        );
+      }
     } else {
       console.log(`--    ${cap.id} record action  skipped: the capability has no record actions`);
     }

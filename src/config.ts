@@ -64,8 +64,15 @@ export interface Config {
     breakerHalfOpenMs: number;
   };
   mcp: {
-    /** Origins allowed to call /mcp from a browser; a request without Origin is always allowed. */
+    /** Origins allowed to call /mcp from a browser besides the server's own; a request without Origin is always allowed. */
     allowedOrigins: string[];
+    /**
+     * Host names (with an optional port) `/mcp` answers to besides the listening address's own
+     * (DNS-rebinding protection); empty on a wildcard address means any.
+     */
+    allowedHosts: string[];
+    /** MCP protocol messages (no tools/call) allowed per key per minute, beside the key's call limit. */
+    protocolPerMinute: number;
   };
   /** Running the offline demo against recorded data. */
   demo: boolean;
@@ -114,6 +121,13 @@ function int(env: Record<string, string | undefined>, name: string, fallback: nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function trimSlash(url: string): string {
@@ -201,10 +215,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breakerHalfOpenMs: int(env, "UPSTREAM_BREAKER_HALF_OPEN_MS", 30_000, 1),
     },
     mcp: {
-      allowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? "")
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean),
+      allowedOrigins: list(env.MCP_ALLOWED_ORIGINS),
+      allowedHosts: list(env.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
+      protocolPerMinute: int(env, "MCP_PROTOCOL_RATE_PER_MINUTE", 600, 1),
     },
     demo,
     shutdownGraceMs: int(env, "SHUTDOWN_GRACE_MS", 10000),

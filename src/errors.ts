@@ -65,6 +65,17 @@ export interface ApiErrorOptions {
   /** Extra response headers (e.g. RateLimit-*). */
   headers?: Record<string, string>;
   cause?: unknown;
+  /**
+   * Whether retrying the same request can help, when it differs from the code's default: a provider
+   * that refused this request (a 4xx) will likely refuse it again, though provider_error is
+   * retryable when the provider failed.
+   */
+  retryable?: boolean;
+  /**
+   * The HTTP status when it is not the code's: only `not_found` for a path that is served under
+   * other methods, answered 405 with `Allow` (docs/errors.md). Every other code keeps its status.
+   */
+  status?: 405;
 }
 
 /**
@@ -92,8 +103,8 @@ export class ApiError extends Error {
     );
     this.name = "ApiError";
     this.code = code;
-    this.status = ERROR_CODES[code].status;
-    this.retryable = ERROR_CODES[code].retryable;
+    this.status = options.status ?? ERROR_CODES[code].status;
+    this.retryable = options.retryable ?? ERROR_CODES[code].retryable;
     this.hint = options.hint;
     this.violations = cut ? listed.slice(0, MAX_VIOLATIONS) : listed;
     this.retryAfter = options.retryAfter;

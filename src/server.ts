@@ -1,8 +1,11 @@
 /** `npm start`: run Quarry on HOST:PORT with the configured store; print a key on first start. */
+import { loadDotEnv } from "./env-file.ts";
 import { ApiError } from "./errors.ts";
 import { startQuarry } from "./runtime.ts";
 import { InstanceLockedError } from "./store/sqlite.ts";
 
+// A `.env` in the working directory, under what the environment already sets (env-file.ts).
+const dotEnv = loadDotEnv();
 const quarry = await startQuarry().catch((error: unknown) => {
   // A dependency that is not there at start (database down, data file not writable, another
   // server on the data file): one clear line and exit 1 instead of a dump of the error object.
@@ -25,7 +28,7 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 const { url, firstKey } = quarry;
 // One write, so whoever reads the output sees the whole first-start block at once.
-const lines = [`Quarry listening on ${url} (store: ${quarry.store.kind})`];
+const lines = [`Quarry listening on ${url} (store: ${quarry.store.kind}${dotEnv ? ", settings from .env too" : ""})`];
 if (firstKey) {
   lines.push(
     "",
@@ -35,6 +38,14 @@ if (firstKey) {
     "Try it:",
     `  curl -s ${url}/v1/catalog -H "Authorization: Bearer ${firstKey}"`,
     "",
+  );
+} else {
+  // Keys are stored hashed: the one printed at the first start cannot be shown again.
+  const accounts = await quarry.store.listAccounts();
+  const only = accounts.length === 1 ? accounts[0]!.id : "<account-id>";
+  lines.push(
+    `The store has ${accounts.length} account${accounts.length === 1 ? "" : "s"}; a key is shown only when it is created. For a new one:`,
+    `  npm run cli -- keys create ${only}${accounts.length === 1 ? "" : "      (ids: npm run cli -- accounts list)"}`,
   );
 }
 process.stdout.write(lines.join("\n") + "\n");

@@ -4,6 +4,7 @@
  * two concurrent clients kept apart, and a log capture proving the URL key never reaches a log line.
  */
 import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -24,6 +25,8 @@ const ALLOWED_ORIGIN = "https://agent.example";
 const PLANS = JSON.stringify([
   { id: "free", name: "Free", credits: 1000, period: "once", rateLimitPerMinute: 60, capabilities: "*" },
   { id: "pro", name: "Pro", credits: 20000, period: "monthly", rateLimitPerMinute: 60, capabilities: "*" },
+  // The per-form suites call every capability over REST and MCP: more than 60 calls a minute.
+  { id: "wide", name: "Wide", credits: 200000, period: "monthly", rateLimitPerMinute: 10000, capabilities: "*" },
 ]);
 const ACCEPT = "application/json, text/event-stream";
 const example = (id: string) => registry[id]!.examples[0]!.body;
@@ -109,6 +112,26 @@ async function rawPost(url: string, body: string | unknown, headers: Record<stri
   return { status: res.status, headers: res.headers, text, body: json };
 }
 
+/** A POST with the Host header of our choosing (fetch always sends the URL's). */
+function rawHost(h: Harness, path: string, host: string, body: unknown): Promise<{ status: number; body: string }> {
+  const url = new URL(h.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path, method: "POST", headers: { host, accept: ACCEPT, "content-type": "application/json" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk) => {
+          text += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
 const callMessage = (name: string, args: unknown, id = 1) => ({
   jsonrpc: "2.0",
   id,
@@ -133,7 +156,7 @@ for (const form of FORMS) {
       h.call(method, path, { key, ...(body === undefined ? {} : { body }) });
 
     before(async () => {
-      ({ key } = await h.account("free"));
+      ({ key } = await h.account("wide"));
       client = await connect(h, key, form);
     });
     after(async () => {
@@ -383,7 +406,7 @@ describe("MCP refusals", () => {
     }
   });
 
-  test("a disallowed Origin is 403 in the envelope; an allowed one or none passes", async () => {
+  test("DNS-rebinding protection: another site's Origin or Host is 403 (a JSON-RPC error, before the key); the server's own, an allowed one or none passes", async () => {
     const { key } = await h.account("free");
     const init = {
       jsonrpc: "2.0",
@@ -395,32 +418,84 @@ describe("MCP refusals", () => {
       const { url, headers } = endpoint(h, key, form);
       const refused = await rawPost(url, init, { ...headers, origin: "https://evil.example" });
       assert.equal(refused.status, 403);
-      assert.equal(refused.body.error.code, "capability_disabled");
-      assert.match(refused.body.error.message, /Origin/);
+      assert.deepEqual(refused.body.error, { code: -32000, message: "Invalid Origin header: requests from this origin are not allowed." });
+      assert.match(refused.headers.get("x-request-id") ?? "", /^req_/);
       assert.equal((await rawPost(url, init, { ...headers, origin: ALLOWED_ORIGIN })).status, 200);
       assert.equal((await rawPost(url, init, headers)).status, 200);
+      // Same origin: a page served by this server (any of its loopback names) may call it.
+      const own = new URL(h.url);
+      for (const origin of [own.origin, `http://localhost:${own.port}`]) {
+        const res = await rawPost(url, init, { ...headers, origin });
+        assert.equal(res.status, 200, origin);
+        assert.equal(res.headers.get("access-control-allow-origin"), origin);
+      }
+    }
+    // Host: a name this server (on 127.0.0.1) does not answer to is refused before the key is read.
+    for (const host of ["evil.example.com", "evil.example.com:80", "10.0.0.1"]) {
+      const res = await rawHost(h, "/mcp", host, init);
+      assert.equal(res.status, 403, host);
+      assert.match(res.body, /Invalid Host header/);
+    }
+    for (const host of ["localhost", `localhost:${new URL(h.url).port}`, "127.0.0.1", "[::1]:8080"]) {
+      assert.equal((await rawHost(h, "/mcp", host, init)).status, 401, `${host}: accepted, then the missing key`);
     }
   });
 
-  test("61 requests in a minute: a tool call over the limit is a tool error rate_limited; the handshake counts", async () => {
+  test("OPTIONS, GET, DELETE, PUT and PATCH on /mcp all say Allow: POST", async () => {
+    for (const method of ["OPTIONS", "GET", "DELETE", "PUT", "PATCH"]) {
+      const res = await fetch(`${h.url}/mcp`, { method });
+      assert.equal(res.headers.get("allow"), "POST", method);
+      assert.equal(res.status, method === "OPTIONS" ? 204 : 405, method);
+    }
+    const preflight = await fetch(`${h.url}/mcp`, { method: "OPTIONS", headers: { origin: ALLOWED_ORIGIN } });
+    assert.equal(preflight.headers.get("access-control-allow-origin"), ALLOWED_ORIGIN);
+    assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /authorization/);
+    const foreign = await fetch(`${h.url}/mcp`, { method: "OPTIONS", headers: { origin: "https://evil.example" } });
+    assert.equal(foreign.headers.get("access-control-allow-origin"), null);
+  });
+
+  test("61 calls in a minute: a tool call over the limit is a tool error rate_limited; the handshake does not spend calls", async () => {
     const { key } = await h.account("free");
+    // A host's connection: initialize, notifications/initialized, tools/list (and a ping).
     const client = await connect(h, key, "header");
     await client.listTools();
-    // initialize, notifications/initialized and tools/list are requests to an authenticated endpoint.
+    await client.ping();
     const first = await h.call("GET", "/v1/account", { key });
-    assert.equal(first.headers.get("ratelimit-remaining"), "56", "three MCP requests and this one");
-    for (let i = 0; i < 26; i++) assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
+    assert.equal(first.headers.get("ratelimit-remaining"), "59", "the handshake counted in its own bound, not against the calls");
+    for (let i = 0; i < 29; i++) assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
     for (let i = 0; i < 30; i++) await ok(client, "account");
     const limited = await toolError(client, "account", undefined, "rate_limited");
     assert.equal(limited.error.retryable, true);
     assert.match(limited.error.hint, /Retry-After/);
-    assert.equal((await h.call("GET", "/v1/account", { key })).status, 429, "REST and MCP share one limit");
-    // A request without a tool call over the limit is HTTP 429 in the envelope, as on REST.
+    assert.equal((await h.call("GET", "/v1/account", { key })).status, 429, "REST and MCP tool calls share one limit");
+    // Protocol messages keep working while the calls are spent: a host can still list its tools.
     const list = await rawPost(`${h.url}/mcp/k/${key}`, { jsonrpc: "2.0", id: 9, method: "tools/list" });
-    assert.equal(list.status, 429);
-    assert.equal(list.body.error.code, "rate_limited");
-    assert.ok(Number(list.headers.get("retry-after")) >= 1);
+    assert.equal(list.status, 200);
+    assert.equal(list.headers.get("ratelimit-limit"), "600", "the protocol bound's own headers");
     await client.close();
+  });
+
+  test("a burst of host connections (as parallel conformance runs make) is not rate limited; protocol messages have their own bound", async () => {
+    const { key } = await h.account("free");
+    const clients = await Promise.all(Array.from({ length: 30 }, () => connect(h, key, "header")));
+    await Promise.all(clients.map((c) => c.listTools()));
+    await Promise.all(clients.map((c) => c.close()));
+    const after = await h.call("GET", "/v1/account", { key });
+    assert.equal(after.status, 200);
+    assert.equal(after.headers.get("ratelimit-remaining"), "59", "90 handshake messages spent no call");
+    // The protocol bound holds: past it, a message without a tool call is HTTP 429.
+    const tight = await startHarness({ env: { MCP_PROTOCOL_RATE_PER_MINUTE: "3" }, replay: h.replay });
+    try {
+      const { key: k } = await tight.account("free");
+      const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+      for (let i = 0; i < 3; i++) assert.equal((await rawPost(`${tight.url}/mcp/k/${k}`, ping)).status, 200);
+      const over = await rawPost(`${tight.url}/mcp/k/${k}`, ping);
+      assert.equal(over.status, 429);
+      assert.equal(over.body.error.code, "rate_limited");
+      assert.match(over.body.error.message, /mcp-protocol messages per minute/);
+    } finally {
+      await tight.close();
+    }
   });
 
   test("GET and DELETE answer 405 with Allow: POST and a JSON-RPC error, in both forms", async () => {
@@ -458,8 +533,8 @@ describe("MCP refusals", () => {
     const byId = new Map(batch.body.map((m: Json) => [m.id, m.result]));
     assert.equal((byId.get(1) as Json).tools.length, 6);
     assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
-    // The two refused messages above counted (as REST counts a refused body), the batch's one tools/call once.
-    assert.equal(batch.headers.get("ratelimit-remaining"), "57", "one tools/call, one count");
+    // The refused messages above counted in the protocol bound; the batch's one tools/call once against the calls.
+    assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
   });
 
   test("a Host the SDK cannot take (none over HTTP/1.0, or no host name) is 400 in the envelope, not counted", async () => {
@@ -620,13 +695,14 @@ describe("MCP logging", () => {
       const client = await connect(logged, key, "url");
       await ok(client, "execute", { capability: "music.search", params: example("music.search") });
       await toolError(client, "nope", {}, "not_found");
-      // A vendor failure (no recording for this query) is logged at error level, with its cause.
+      // A vendor failure (no recording for this query: both music sources refuse it) is logged at
+      // warn, one line without a stack trace; the refusal is not retryable.
       const failed = await tool(client, "execute", {
         capability: "music.search",
         params: { query: "no recording 7Qx" },
       });
       assert.equal(failed.isError, true);
-      assert.equal(failed.value.error.retryable, true, JSON.stringify(failed.value));
+      assert.equal(failed.value.error.retryable, false, JSON.stringify(failed.value));
       await toolError(
         client,
         "execute",
@@ -667,10 +743,10 @@ describe("MCP logging", () => {
         assert.ok(!line.includes(secret), `key in log line: ${line}`);
         assert.ok(!line.includes(wrong.slice("qk_live_".length)), `wrong key in log line: ${line}`);
       }
-      assert.ok(
-        lines.some((l) => JSON.parse(l).level >= 50),
-        "an error line was captured too",
-      );
+      const vendor = lines.map((l) => JSON.parse(l)).filter((l) => l.code === "provider_error" && l.tool === "execute");
+      assert.equal(vendor.length, 1, "the vendor failure is one line");
+      assert.equal(vendor[0].level, 40, "at warn");
+      assert.equal(vendor[0].err, undefined, "without a stack trace");
       const urls = lines.map((l) => JSON.parse(l).url).filter(Boolean);
       assert.ok(urls.includes("/mcp/k/***"), "the route is logged redacted");
     } finally {

@@ -22,11 +22,25 @@ export function bearerKey(header: string | undefined): string | undefined {
   return match?.[1] ?? "";
 }
 
+/**
+ * A limit other than the key's call limit: MCP protocol messages (initialize, tools/list, ping,
+ * notifications) are counted in a bucket of their own, so a host's handshake does not spend the
+ * calls the key is for, and cannot be sent without bound either.
+ */
+export interface RateBucket {
+  name: string;
+  perMinute: number;
+}
+
 export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter) {
-  /** Resolve the caller from a key and count the request against its limit. */
-  return async function authenticate(key: string | undefined, reply: FastifyReply): Promise<Caller> {
+  /** Resolve the caller from a key and count the request against its limit (or `bucket`'s). */
+  return async function authenticate(key: string | undefined, reply: FastifyReply, bucket?: RateBucket): Promise<Caller> {
     const caller = await accounts.authenticate(key);
-    const decision = await limiter.hit(caller.keyId ?? caller.account.id, caller.plan.rateLimitPerMinute, RATE_WINDOW_MS);
+    const id = caller.keyId ?? caller.account.id;
+    const decision =
+      bucket === undefined
+        ? await limiter.hit(id, caller.plan.rateLimitPerMinute, RATE_WINDOW_MS)
+        : await limiter.hit(`${bucket.name}:${id}`, bucket.perMinute, RATE_WINDOW_MS);
     const reset = Math.ceil(decision.resetMs / 1000);
     const headers = {
       // Authenticated answers are the caller's own data: never cached by a proxy or browser.
@@ -37,7 +51,8 @@ export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter
     };
     reply.headers(headers);
     if (!decision.allowed) {
-      throw new ApiError("rate_limited", `Over ${decision.limit} requests per minute for this key.`, {
+      const what = bucket === undefined ? "requests" : `${bucket.name} messages`;
+      throw new ApiError("rate_limited", `Over ${decision.limit} ${what} per minute for this key.`, {
         retryAfter: Math.max(1, reset),
         headers,
         hint: `Wait ${Math.max(1, reset)} s (Retry-After) before the next call.`,

@@ -80,9 +80,9 @@ function otherMethods(request: FastifyRequest, path: string): string[] {
 }
 
 /**
- * 404 not_found for a method and path no route serves (the URL is redacted: it may hold an MCP key).
- * When the path is served under another method (a GET on an execute URL), the message and hint say
- * which, and `Allow` lists them: the catalog's one status for not_found stays 404.
+ * 404 not_found for a path no route serves (the URL is redacted: it may hold an MCP key). When the
+ * path is served under other methods (a GET on an execute URL) it is 405 Method Not Allowed, still
+ * code not_found (no such route), with the methods in `Allow`, the message and the hint.
  */
 export function noRoute(request: FastifyRequest): ApiError {
   const path = request.url.split("?")[0] ?? "";
@@ -91,6 +91,7 @@ export function noRoute(request: FastifyRequest): ApiError {
   if (allowed.length > 0) {
     const methods = allowed.join(" or ");
     return new ApiError("not_found", `No route ${shown}; this path takes ${methods}.`, {
+      status: 405,
       hint: `Send the request as ${methods}. GET /v1/openapi.public.json lists every route.`,
       headers: { allow: allowed.join(", ") },
     });
@@ -98,6 +99,22 @@ export function noRoute(request: FastifyRequest): ApiError {
   return new ApiError("not_found", `No route ${shown}.`, {
     hint: "GET /v1/openapi.public.json lists every route.",
   });
+}
+
+/**
+ * How a failed call is logged, for REST and MCP alike: a fault of Quarry's own (internal_error, a
+ * store outage) at error with its stack trace; a provider's fault (provider_error, provider_timeout,
+ * sharpen_no_reviewer) at warn, one line without a stack, since the trace would point into the
+ * upstream client, not at a bug; a missing vendor key and client errors not at all.
+ */
+export function logFailure(log: Pick<FastifyRequest["log"], "error" | "warn">, api: ApiError, extra: Record<string, unknown> = {}): void {
+  if (api.status < 500 || api.code === "capability_unavailable") return;
+  if (api.code === "provider_error" || api.code === "provider_timeout" || api.code === "sharpen_no_reviewer") {
+    const cause = api.cause instanceof Error ? api.cause.message : undefined;
+    log.warn({ code: api.code, ...extra, ...(cause === undefined ? {} : { cause }) }, api.message);
+    return;
+  }
+  log.error({ err: api.cause ?? api, code: api.code, ...extra }, api.message);
 }
 
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
@@ -110,9 +127,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   const bodyError = (error as Partial<FastifyError> | null)?.code?.startsWith("FST_ERR_CTP_") === true;
   const api = request.is404 && bodyError ? noRoute(request) : toApiError(error);
-  if (api.status >= 500 && api.code !== "capability_unavailable") {
-    request.log.error({ err: api.cause ?? api, code: api.code }, api.message);
-  }
+  logFailure(request.log, api);
+  // Router-level refusals (bad percent-encoding, an over-long segment) never reach the onRequest
+  // hook that sets it: every answer carries its request id.
+  reply.header("x-request-id", String(request.id));
   if (api.headers) reply.headers(api.headers);
   if (api.retryAfter !== undefined) reply.header("retry-after", String(api.retryAfter));
   return reply.code(api.status).type("application/json; charset=utf-8").send(api.toEnvelope(String(request.id)));

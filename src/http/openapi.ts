@@ -76,15 +76,21 @@ function mcpOperation(operationId: string, security: Json[]): Json {
       "JSON-RPC 2.0 messages (or a batch) over MCP's Streamable HTTP transport, stateless, answered as JSON " +
       "(send `Accept: application/json, text/event-stream`). Tool results carry the same JSON as the REST " +
       "routes; a refused tool call is a result with `isError` and the error envelope. Each tools/call counts " +
-      "against the key's rate limit.",
+      "against the key's rate limit like a REST call; other messages (initialize, tools/list, ping, notifications) " +
+      "count against a protocol bound of their own (600 a minute). Transport refusals are JSON-RPC errors: 403 for " +
+      "a Host or Origin that is not this server's (DNS-rebinding protection), 405, 406 and 415.",
     security,
     requestBody: { required: true, content: { "application/json": { schema: jsonRpc } } },
     responses: {
       "200": { description: "JSON-RPC response(s)", content: { "application/json": { schema: jsonRpc } } },
       "202": { description: "Only notifications or responses were sent: nothing to answer" },
-      "400": { description: "Not JSON-RPC (a JSON-RPC error), or a bad Host (the error envelope)" },
+      "400": { description: "Not JSON-RPC (a JSON-RPC error), or a missing or malformed Host (the error envelope)" },
+      "401": { description: "unauthorized", content: { "application/json": { schema: ref("ErrorEnvelope") } } },
+      "403": { description: "A Host or Origin that is not this server's own or allowed (a JSON-RPC error)" },
       "405": { description: "A method other than POST (a JSON-RPC error; Allow: POST)" },
-      ...errorResponses(["unauthorized", "capability_disabled", "rate_limited", "internal_error", "service_unavailable"]),
+      "406": { description: "Accept does not allow both application/json and text/event-stream (a JSON-RPC error)" },
+      "415": { description: "Content-Type is not application/json (a JSON-RPC error)" },
+      ...errorResponses(["rate_limited", "internal_error", "service_unavailable"]),
     },
   };
 }

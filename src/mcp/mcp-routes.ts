@@ -1,8 +1,9 @@
 /**
  * The MCP endpoint (spec 4.9, 5.4): Streamable HTTP, stateless, at `POST /mcp` (Bearer key) and
  * `POST /mcp/k/<key>` (key in the path; the route is logged as `/mcp/k/***`, see redactUrl).
- * Order per request: a Host the SDK can use (400) → Origin allow-list → key (401 before any MCP
- * processing) → rate limit per tools/call → a fresh SDK server and transport for this request only.
+ * Order per request: a Host the SDK can use (400) → DNS-rebinding protection, Host then Origin (403,
+ * rebinding.ts) → key (401 before any MCP processing) → rate limit (each tools/call as a call, other
+ * messages in the protocol bound) → a fresh SDK server and transport for this request only.
  */
 import type { IncomingMessage } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -20,7 +21,8 @@ import type { Caller } from "../accounts/accounts.ts";
 import type { Services } from "../services.ts";
 import { API_VERSION } from "../config.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
-import { bearerKey } from "../http/auth.ts";
+import { bearerKey, type RateBucket } from "../http/auth.ts";
+import { hostAllowed, originAllowed } from "./rebinding.ts";
 import { originOf } from "../http/origin.ts";
 import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { DEMO_NOTE } from "../catalog/catalog-service.ts";
@@ -35,24 +37,18 @@ const SCHEMA_VALIDATOR = new AjvJsonSchemaValidator();
 
 const PATHS = ["/mcp", "/mcp/k", "/mcp/k/:key"] as const;
 
-/** What the SDK's stateless example answers on GET and DELETE: no standalone stream, no session. */
-const METHOD_NOT_ALLOWED = JSON.stringify({
-  jsonrpc: "2.0",
-  error: { code: -32000, message: "Method not allowed." },
-  id: null,
-});
+/** A JSON-RPC error answered at the transport, before any MCP processing (as MCP transports answer). */
+function transportError(reply: FastifyReply, status: number, message: string, headers: Record<string, string> = {}) {
+  return reply
+    .code(status)
+    .headers(headers)
+    .type("application/json")
+    .send(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+}
 
-/** A browser page on another origin must not reach the endpoint (DNS rebinding); hosts send no Origin. */
-function checkOrigin(services: Services, origin: string | undefined): void {
-  if (origin === undefined || services.config.mcp.allowedOrigins.includes(origin)) return;
-  // The catalog is closed: capability_disabled is its 403, "refused by policy" (docs/errors.md).
-  throw new ApiError(
-    "capability_disabled",
-    "Requests from this Origin are not allowed on the MCP endpoint.",
-    {
-      hint: "Call from an MCP host (no Origin header) or ask the operator to add the origin to MCP_ALLOWED_ORIGINS.",
-    },
-  );
+/** The protocol messages' own per-key bound (initialize, tools/list, ping, notifications). */
+function protocolBucket(services: Services): RateBucket {
+  return { name: "mcp-protocol", perMinute: services.config.mcp.protocolPerMinute };
 }
 
 /** The JSON-RPC ids of the tools/call requests in a message or batch (notifications have no id). */
@@ -67,16 +63,17 @@ function toolCallIds(message: unknown): RequestId[] {
 }
 
 /**
- * Resolve the caller (401 here, before the SDK sees anything) and count the request against the
- * per-key limit (SPEC 8: 60 requests a minute on every authenticated endpoint). Every POST counts:
- * one without a tools/call (initialize, tools/list, a notification) counts once and over the limit
- * is HTTP `429 rate_limited`, as a REST call is; one with tools/calls counts each of them, like one
- * REST call each, and a tools/call over the limit is answered as a tool error `rate_limited` (not
- * HTTP 429), so the other messages of the request still get their answers.
+ * Resolve the caller (401 here, before the SDK sees anything) and count the request. Each tools/call
+ * counts against the key's call limit exactly like the REST call it stands for (SPEC 8: 60 a minute),
+ * and one over the limit is answered as a tool error `rate_limited` (not HTTP 429), so the other
+ * messages of the request still get their answers. A POST without a tools/call (initialize, the
+ * initialized notification, tools/list, ping) counts against the key's protocol bound instead
+ * (MCP_PROTOCOL_RATE_PER_MINUTE, 600), so a host's handshake does not spend its calls; over that
+ * bound it is HTTP `429 rate_limited`.
  */
 async function admit(services: Services, key: string | undefined, reply: FastifyReply, calls: RequestId[]) {
   const limited = new Map<RequestId, ApiError>();
-  if (calls.length === 0) return { caller: await services.authenticate(key, reply), limited };
+  if (calls.length === 0) return { caller: await services.authenticate(key, reply, protocolBucket(services)), limited };
   let caller: Caller | undefined;
   for (const id of calls) {
     try {
@@ -216,9 +213,14 @@ async function handle(
   reply: FastifyReply,
   key: string | undefined,
 ) {
-  const badHost = hostProblem(request.headers.host);
+  const host = request.headers.host;
+  const badHost = hostProblem(host);
   if (badHost !== null) throw new ApiError("invalid_request", badHost, { violations: [{ path: "", message: badHost }] });
-  checkOrigin(services, request.headers.origin);
+  // DNS-rebinding protection (rebinding.ts): before the key, as MCP transports do it.
+  if (!hostAllowed(services.config, host!)) return transportError(reply, 403, "Invalid Host header: this server does not answer to that name.");
+  const origin = request.headers.origin;
+  if (!originAllowed(services.config, origin, host!)) return transportError(reply, 403, "Invalid Origin header: requests from this origin are not allowed.");
+  if (origin !== undefined) reply.header("access-control-allow-origin", origin).header("vary", "Origin");
   const raw = Buffer.isBuffer(request.body) ? request.body : undefined;
   const { message, refused } = parseMessage(raw);
   // As on REST, where the key's limit is counted before the body is read, every tools/call counts,
@@ -285,13 +287,31 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
     );
     // `/mcp/k/` with the key left out is a missing key (401), not an unknown route.
     scope.post("/mcp/k", (request, reply) => handle(services, request, reply, undefined));
-    // Stateless: no GET stream and no session to DELETE; no key is checked for a refusal.
+    // Stateless: no GET stream and no session to DELETE; no key is checked for a refusal. Every
+    // method but POST answers with the same `Allow: POST`; OPTIONS (a browser's preflight) answers
+    // 204 with it, and with CORS headers for an origin the endpoint accepts.
     for (const path of PATHS) {
       scope.route({
-        method: ["GET", "DELETE"],
+        method: ["GET", "DELETE", "PUT", "PATCH"],
         url: path,
-        handler: async (_request, reply) =>
-          reply.code(405).header("allow", "POST").type("application/json").send(METHOD_NOT_ALLOWED),
+        handler: async (_request, reply) => transportError(reply, 405, "Method not allowed.", { allow: "POST" }),
+      });
+      scope.route({
+        method: "OPTIONS",
+        url: path,
+        handler: async (request, reply) => {
+          reply.code(204).header("allow", "POST");
+          const { origin, host } = request.headers;
+          if (origin !== undefined && host !== undefined && hostAllowed(services.config, host) && originAllowed(services.config, origin, host)) {
+            reply
+              .header("access-control-allow-origin", origin)
+              .header("access-control-allow-methods", "POST")
+              .header("access-control-allow-headers", "authorization, content-type, accept, mcp-protocol-version")
+              .header("access-control-max-age", "600")
+              .header("vary", "Origin");
+          }
+          return reply.send();
+        },
       });
     }
   });

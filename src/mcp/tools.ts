@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
 import type { Services } from "../services.ts";
 import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidRequest } from "../errors.ts";
-import { toApiError } from "../http/error-handler.ts";
+import { logFailure, toApiError } from "../http/error-handler.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
 import { didYouMean } from "../suggest.ts";
@@ -240,10 +240,8 @@ export async function callTool(
       return toolError(new ApiError("service_unavailable", err.message).toEnvelope(ctx.origin.requestId));
     }
     const api = toApiError(err);
-    // Same rule as the REST error handler: faults are logged, vendor-key gaps are not.
-    if (api.status >= 500 && api.code !== "capability_unavailable") {
-      ctx.log.error({ err: api.cause ?? api, code: api.code, tool: name }, api.message);
-    }
+    // Same rule as the REST error handler (logFailure).
+    logFailure(ctx.log, api, { tool: name });
     return toolError(api.toEnvelope(ctx.origin.requestId));
   }
 }

@@ -10,6 +10,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type FixtureEntry, type FixtureIndex, loadFixtureIndex, pageBody } from "./fixture-index.ts";
+import { REPLAY_MISS_HEADER } from "./replay-miss.ts";
 
 /** An injected failure. `times` limits it to the next N requests it applies to, then it clears. */
 export type Fault = (
@@ -193,13 +194,13 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     body: Buffer | undefined,
   ): void {
     if (entry === undefined) {
-      sendJson(res, 404, { error: "no recorded response", method: record.method, path: record.path });
+      sendJson(res, 404, { error: "no recorded response", method: record.method, path: record.path }, { [REPLAY_MISS_HEADER]: "1" });
       return;
     }
     if (body === undefined) {
       // A windowed recording asked for a page beyond the items it holds.
       const held = `${entry.window!.recordedOffset}-${entry.window!.recordedOffset + entry.window!.list.length - 1}`;
-      sendJson(res, 404, { error: "no recorded response for this page", recording: entry.id, items_held: held });
+      sendJson(res, 404, { error: "no recorded response for this page", recording: entry.id, items_held: held }, { [REPLAY_MISS_HEADER]: "1" });
       return;
     }
     const headers = headersByEntry.get(entry)!;

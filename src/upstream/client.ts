@@ -16,6 +16,7 @@ import {
 import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
+import { REPLAY_MISS_HEADER } from "../replay/replay-miss.ts";
 import { deadlineOf } from "./deadlines.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
@@ -79,6 +80,17 @@ function withQuery(url: string, query: UpstreamRequest["query"]): string {
   return qs ? url + "?" + qs : url;
 }
 
+/**
+ * The offline demo's answer for a request its recordings do not hold: said plainly, not as the
+ * provider's 404 (nothing is wrong with the provider), and not retryable.
+ */
+function noRecording(req: UpstreamRequest): ApiError {
+  return new ApiError("provider_error", `No recording of this request in the offline demo (${req.provider} ${req.method} ${req.path}).`, {
+    retryable: false,
+    hint: "The demo answers each capability's inspect examples and their follow-ups from recorded responses; other queries, pages and records have no recording. Run `npm start` (real providers) for them.",
+  });
+}
+
 /** The breaker a request counts against: its own key, else its provider and host. */
 function breakerKeyOf(req: UpstreamRequest): string {
   return req.breakerKey ?? (req.host === undefined || req.host === "default" ? req.provider : `${req.provider}:${req.host}`);
@@ -108,7 +120,7 @@ export class HttpUpstreamClient implements UpstreamClient {
   private readonly pacers = new Map<string, Pacer>();
 
   constructor(
-    private readonly config: Pick<Config, "providers" | "upstream">,
+    private readonly config: Pick<Config, "providers" | "upstream"> & Partial<Pick<Config, "demo">>,
     private readonly logger?: UpstreamLogger,
     private readonly breakerSettings: BreakerSettings = {
       threshold: config.upstream.breakerThreshold,
@@ -311,11 +323,14 @@ export class HttpUpstreamClient implements UpstreamClient {
       if (err instanceof AttemptError) throw err;
       throw new AttemptError("the response body was cut off", true);
     }
+    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined) throw noRecording(req);
     const accepted = req.acceptStatus?.includes(status) ?? false;
     if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]));
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
       throw new ApiError("provider_error", `${req.provider} answered HTTP ${status}.`, {
+        // A refusal, not a passing fault: the same request will be refused again.
+        retryable: false,
         // provider_error is retryable by its code (spec 7), but a refusal (4xx) is not a passing fault.
         hint:
           status === 401 || status === 402 || status === 403

@@ -98,6 +98,7 @@ export async function runChain<Q, S>(
         if (failures.length === 0 || !(error instanceof ApiError)) throw error;
         throw new ApiError(error.code, `Every source failed. ${[...failures.map((f) => `${f.source.title}: ${f.error.message}`), `${source.title}: ${error.message}`].join(" ")}`, {
           cause: error,
+          retryable: error.retryable,
           ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
           ...(error.hint === undefined ? {} : { hint: error.hint }),
         });

@@ -57,6 +57,7 @@ export function readSerpApi(status: number, body: unknown): SerpAnswer {
   const ok = status >= 200 && status < 300;
   if (status === 401 || status === 403 || (error !== undefined && ACCOUNT_ERROR.test(error))) {
     throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
+      retryable: false,
       hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
       cause: new Error(`SerpApi (HTTP ${status}): ${error ?? "no error text"}`),
     });
@@ -64,6 +65,7 @@ export function readSerpApi(status: number, body: unknown): SerpAnswer {
   if (error !== undefined) {
     if (ok && NO_RESULTS.test(error)) return { root, noResults: true };
     throw new ApiError("provider_error", `SerpApi reported: ${error}`, {
+      retryable: false,
       hint: "SerpApi refused this request; nothing was charged. The same request is likely to be refused again: change it.",
     });
   }

@@ -1,0 +1,68 @@
+/**
+ * What outside clients ran into (the fuzzers, the MCP hosts, a newcomer), each as a test that
+ * failed before its fix: router refusals carry X-Request-Id; a provider's refusal is not retryable;
+ * the offline demo says plainly what it has no recording of.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { type Harness, startHarness } from "./helpers/harness.ts";
+
+let h: Harness;
+let key: string;
+
+before(async () => {
+  h = await startHarness();
+  ({ key } = await h.account("pro"));
+});
+after(async () => {
+  await h.close();
+});
+
+test("every answer carries X-Request-Id, router refusals too (bad percent-encoding, an over-long segment)", async () => {
+  const paths = [
+    "/v1/capabilities/%zz",
+    "/v1/capabilities/%E0%A4%A/execute",
+    `/v1/capabilities/${"a".repeat(120)}`,
+    "/mcp/k/%zz",
+  ];
+  for (const path of paths) {
+    for (const method of ["GET", "POST"]) {
+      const res = await h.call(method, path, { key, ...(method === "POST" ? { body: {} } : {}) });
+      assert.ok(res.status >= 400 && res.status < 500, `${method} ${path}: ${res.status}`);
+      const header = res.headers.get("x-request-id");
+      assert.match(header ?? "", /^req_/, `${method} ${path}`);
+      assert.equal(res.body.error.requestId, header, `${method} ${path}`);
+    }
+  }
+});
+
+test("a provider's refusal (a 4xx) is not retryable; a provider's failure (5xx) is", async () => {
+  // No recording for this query: the replay answers 404 to both music sources.
+  const refused = await h.call("POST", "/v1/capabilities/music.search/execute", { key, body: { query: "no recording 9Zq" } });
+  assert.equal(refused.status, 502);
+  assert.equal(refused.body.error.retryable, false);
+  assert.match(refused.body.error.hint, /likely to be refused again/);
+  h.replay.setFault("openalex", { kind: "status", status: 503, times: 3 });
+  const failed = await h.call("POST", "/v1/capabilities/academic.search/execute", { key, body: { query: "state of open access" } });
+  h.replay.setFault("openalex", null);
+  assert.equal(failed.status, 502);
+  assert.equal(failed.body.error.retryable, true);
+});
+
+test("the offline demo answers a request it has no recording of plainly, not as a provider's 404", async () => {
+  const demo = await startHarness({ env: { QUARRY_DEMO: "1" }, replay: h.replay });
+  try {
+    const { key: k } = await demo.account("pro");
+    const res = await demo.call("POST", "/v1/capabilities/academic.search/execute", { key: k, body: { query: "nothing recorded 4Kw" } });
+    assert.equal(res.status, 502);
+    assert.match(res.body.error.message, /No recording of this request in the offline demo \(openalex GET \/works\)/);
+    assert.doesNotMatch(res.body.error.message, /HTTP 404/);
+    assert.equal(res.body.error.retryable, false);
+    assert.match(res.body.error.hint, /inspect examples/);
+    // What is recorded still answers.
+    const ok = await demo.call("POST", "/v1/capabilities/academic.search/execute", { key: k, body: { query: "state of open access" } });
+    assert.equal(ok.status, 200);
+  } finally {
+    await demo.close();
+  }
+});
