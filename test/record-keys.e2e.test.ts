@@ -36,6 +36,10 @@ const MORE_BODIES: Record<string, object[]> = {
     { query: "ミックスナッツ" },
     { query: "YOASOBI", kind: "artist" },
   ],
+  // 25 and 25 more: reaches Beowulf (no authors) and a page that crosses Gutendex's 32-book page.
+  "classics.search": [{ query: "Beowulf", num: 25 }],
+  // The whole index: records without an author (Plank) and without secondary muscles (Crunches).
+  "fitness.exercises": [{ num: 20 }],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

@@ -4,6 +4,8 @@
  * entry's key is its capability's id. Only these appear in the catalog.
  */
 import { academicSearch } from "./academic-search/capability.ts";
+import { classicsSearch } from "./classics-search/capability.ts";
+import { fitnessExercises } from "./fitness-exercises/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
@@ -14,6 +16,8 @@ export const capabilities = {
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
+  "classics.search": classicsSearch,
+  "fitness.exercises": fitnessExercises,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

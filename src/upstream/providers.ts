@@ -78,6 +78,27 @@ export const PROVIDERS = {
     keyVar: "SERPAPI_API_KEY",
     keyPlacement: { in: "query", name: "api_key" },
   },
+  gutendex: {
+    id: "gutendex",
+    title: "Gutendex",
+    hosts: { default: { baseUrlVar: "GUTENDEX_BASE_URL", defaultBaseUrl: "https://gutendex.com" } },
+  },
+  gutenberg: {
+    id: "gutenberg",
+    title: "Project Gutenberg",
+    // classics.search details: the opening of a book's plain-text file (docs/providers.md).
+    hosts: { default: { baseUrlVar: "GUTENBERG_BASE_URL", defaultBaseUrl: "https://www.gutenberg.org" } },
+  },
+  wikisource: {
+    id: "wikisource",
+    title: "Wikisource",
+    hosts: { default: { baseUrlVar: "WIKISOURCE_BASE_URL", defaultBaseUrl: "https://en.wikisource.org" } },
+  },
+  wger: {
+    id: "wger",
+    title: "wger",
+    hosts: { default: { baseUrlVar: "WGER_BASE_URL", defaultBaseUrl: "https://wger.de" } },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;
