@@ -8,6 +8,7 @@ import { jobsSearch } from "./jobs-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { trendsSearch } from "./trends-search/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -16,6 +17,7 @@ export const capabilities = {
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
   "jobs.search": jobsSearch,
+  "trends.search": trendsSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
