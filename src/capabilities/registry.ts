@@ -8,6 +8,7 @@ import { jobsSearch } from "./jobs-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { shoppingSearch } from "./shopping-search/capability.ts";
 import { trendsSearch } from "./trends-search/capability.ts";
 import type { Capability } from "./types.ts";
 
@@ -18,6 +19,7 @@ export const capabilities = {
   "markets.quote": marketsQuote,
   "jobs.search": jobsSearch,
   "trends.search": trendsSearch,
+  "shopping.search": shoppingSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
