@@ -7,6 +7,7 @@ import { academicSearch } from "./academic-search/capability.ts";
 import { jobsSearch } from "./jobs-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { realestateSearch } from "./realestate-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import { shoppingSearch } from "./shopping-search/capability.ts";
 import { trendsSearch } from "./trends-search/capability.ts";
@@ -20,6 +21,7 @@ export const capabilities = {
   "jobs.search": jobsSearch,
   "trends.search": trendsSearch,
   "shopping.search": shoppingSearch,
+  "realestate.search": realestateSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
