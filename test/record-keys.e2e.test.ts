@@ -40,6 +40,14 @@ const MORE_BODIES: Record<string, object[]> = {
   "classics.search": [{ query: "Beowulf", num: 25 }],
   // The whole index: records without an author (Plank) and without secondary muscles (Crunches).
   "fitness.exercises": [{ num: 20 }],
+  // The other Google Trends data types (documented-example datasets).
+  "trends.search": [
+    { query: "Klima", geo: "CH", data_type: "RELATED_QUERIES", time_range: "2004-01-01 2022-12-31", timezone_offset_minutes: -60 },
+    { query: "Klima", geo: "CH", data_type: "RELATED_TOPICS", time_range: "2004-01-01 2022-12-31", timezone_offset_minutes: -60 },
+    { query: "Klima,Wetter", geo: "CH", data_type: "GEO_MAP", region: "REGION", time_range: "2004-01-01 2022-12-31", timezone_offset_minutes: -60 },
+  ],
+  // Listings filtered by home type (a lot among them: no beds or baths).
+  "realestate.search": [{ query: "Santa Monica, CA", home_types: ["townhouse", "land"] }],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

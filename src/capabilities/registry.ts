@@ -6,9 +6,13 @@
 import { academicSearch } from "./academic-search/capability.ts";
 import { classicsSearch } from "./classics-search/capability.ts";
 import { fitnessExercises } from "./fitness-exercises/capability.ts";
+import { jobsSearch } from "./jobs-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { realestateSearch } from "./realestate-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { shoppingSearch } from "./shopping-search/capability.ts";
+import { trendsSearch } from "./trends-search/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -18,6 +22,10 @@ export const capabilities = {
   "markets.quote": marketsQuote,
   "classics.search": classicsSearch,
   "fitness.exercises": fitnessExercises,
+  "jobs.search": jobsSearch,
+  "trends.search": trendsSearch,
+  "shopping.search": shoppingSearch,
+  "realestate.search": realestateSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

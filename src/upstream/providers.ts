@@ -99,6 +99,15 @@ export const PROVIDERS = {
     title: "wger",
     hosts: { default: { baseUrlVar: "WGER_BASE_URL", defaultBaseUrl: "https://wger.de" } },
   },
+  realestate: {
+    id: "realestate",
+    title: "Zillow listing API (zillow-com1 on RapidAPI)",
+    hosts: { default: { baseUrlVar: "REALESTATE_BASE_URL", defaultBaseUrl: "https://zillow-com1.p.rapidapi.com" } },
+    keyVar: "REALESTATE_API_KEY",
+    keyPlacement: { in: "header", name: "X-RapidAPI-Key" },
+    // RapidAPI routes by this header; it names the default host (docs/providers.md, realestate.search).
+    headers: { "X-RapidAPI-Host": "zillow-com1.p.rapidapi.com" },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;
