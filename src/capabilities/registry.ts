@@ -7,6 +7,7 @@ import { academicSearch } from "./academic-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { scriptureSearch } from "./scripture-search/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -14,6 +15,7 @@ export const capabilities = {
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
+  "scripture.search": scriptureSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

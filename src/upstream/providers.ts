@@ -78,6 +78,18 @@ export const PROVIDERS = {
     keyVar: "SERPAPI_API_KEY",
     keyPlacement: { in: "query", name: "api_key" },
   },
+  bibleapi: {
+    id: "bibleapi",
+    title: "bible-api.com",
+    hosts: { default: { baseUrlVar: "BIBLEAPI_BASE_URL", defaultBaseUrl: "https://bible-api.com" } },
+    // 15 requests per 30 s per client (PROVIDERS.md; Rack::Attack in bible-api's app.rb): one every 2 s.
+    minIntervalMs: 2000,
+  },
+  quran: {
+    id: "quran",
+    title: "quran.com API v4",
+    hosts: { default: { baseUrlVar: "QURAN_BASE_URL", defaultBaseUrl: "https://api.quran.com/api/v4" } },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;
