@@ -41,12 +41,22 @@ function referenceOf(query: ScriptureQuery): BibleReference | undefined {
   return parsed.ref;
 }
 
-async function passage(ctx: CapabilityContext, ref: BibleReference, translation: string, typed: string): Promise<BibleApiPassage> {
+async function passage(
+  ctx: CapabilityContext,
+  ref: BibleReference,
+  translation: string,
+  typed: string,
+): Promise<BibleApiPassage> {
   const request = toPassageRequest(ref, translation);
-  return ctx.cache.getOrLoad("scripture.bibleapi", `${translation} ${request.path}`, { ttlMs: DAY_MS }, async () => {
-    const response = await ctx.upstream.send(request, ctx.signal);
-    return toPassage(response.status, response.body, typed, translation);
-  });
+  return ctx.cache.getOrLoad(
+    "scripture.bibleapi",
+    `${translation} ${request.path}`,
+    { ttlMs: DAY_MS },
+    async () => {
+      const response = await ctx.upstream.send(request, ctx.signal);
+      return toPassage(response.status, response.body, typed, translation);
+    },
+  );
 }
 
 function kjvNote(hits: number, ref: BibleReference | undefined): string {
@@ -71,36 +81,63 @@ export const bibleSource: Source<ScriptureQuery> = {
       return slicePage(hits.map(kjvRecord), offset, query.num, [kjvNote(hits.length, ref)]);
     }
     // The rules refuse a whole-Bible `query` in another translation, and a request with neither field.
-    if (ref === undefined) throw new ApiError("internal_error", "scripture.search: a Bible search without a reference reached bible-api.com.");
+    if (ref === undefined)
+      throw new ApiError(
+        "internal_error",
+        "scripture.search: a Bible search without a reference reached bible-api.com.",
+      );
     const found = await passage(ctx, ref, translation, query.reference!);
     let verses = found.verses;
     const notes: string[] = [];
     if (query.query !== undefined) {
       const needle = wordsOf(query.query);
       verses = verses.filter((v) => wordsOf(v.text).includes(needle));
-      notes.push(`${verses.length} verse${verses.length === 1 ? "" : "s"} of ${shownReference(ref)} (${found.translation_id}) hold the phrase.`);
+      notes.push(
+        `${verses.length} verse${verses.length === 1 ? "" : "s"} of ${shownReference(ref)} (${found.translation_id}) hold the phrase.`,
+      );
     }
-    return slicePage(verses.map((v) => bibleApiRecord(v, found.translation_id)), offset, query.num, notes);
+    return slicePage(
+      verses.map((v) => bibleApiRecord(v, found.translation_id)),
+      offset,
+      query.num,
+      notes,
+    );
   },
 };
 
 /** `details` of a Bible record: its chapter, from the KJV index (KJV records) or bible-api.com. */
-export async function bibleChapter(ctx: CapabilityContext, record: RecordView<ScriptureQuery>): Promise<ActionOutput> {
+export async function bibleChapter(
+  ctx: CapabilityContext,
+  record: RecordView<ScriptureQuery>,
+): Promise<ActionOutput> {
   const r = record.ref ?? {};
   const bookId = typeof r.book_id === "string" ? r.book_id : undefined;
   const book = bookId === undefined ? undefined : bookById(bookId);
   const chapter = typeof r.chapter === "number" ? r.chapter : undefined;
   const translation = typeof r.translation === "string" ? r.translation : undefined;
   if (book === undefined || chapter === undefined || translation === undefined) {
-    throw invalidRequest([{ path: "/record_id", message: "The record carries no book, chapter and translation to fetch its chapter." }]);
+    throw invalidRequest([
+      {
+        path: "/record_id",
+        message: "The record carries no book, chapter and translation to fetch its chapter.",
+      },
+    ]);
   }
   if (r.source === "kjv-index") {
     const index = await kjvIndex(ctx);
-    return { ...kjvChapterDetail(kjvChapter(index, bookNumber(book), chapter), book, chapter), billed: false };
+    return {
+      ...kjvChapterDetail(kjvChapter(index, bookNumber(book), chapter), book, chapter),
+      billed: false,
+    };
   }
   const request = toChapterRequest(book.id, chapter, translation);
-  return ctx.cache.getOrLoad("scripture.bibleapi", `${translation} ${request.path}`, { ttlMs: DAY_MS }, async () => {
-    const response = await ctx.upstream.send(request, ctx.signal);
-    return toChapterDetail(response.body, book.id, chapter, translation);
-  });
+  return ctx.cache.getOrLoad(
+    "scripture.bibleapi",
+    `${translation} ${request.path}`,
+    { ttlMs: DAY_MS },
+    async () => {
+      const response = await ctx.upstream.send(request, ctx.signal);
+      return toChapterDetail(response.body, book.id, chapter, translation);
+    },
+  );
 }

@@ -64,18 +64,34 @@ function verseOf(value: unknown): BibleApiVerse | null {
   const verse = int(v?.verse);
   const text = typeof v?.text === "string" ? squeeze(v.text) : "";
   if (bookId === undefined || chapter === undefined || verse === undefined || text === "") return null;
-  return { book_id: bookId, book_name: str(v?.book_name) ?? bookById(bookId)?.name ?? bookId, chapter, verse, text };
+  return {
+    book_id: bookId,
+    book_name: str(v?.book_name) ?? bookById(bookId)?.name ?? bookId,
+    chapter,
+    verse,
+    text,
+  };
 }
 
 /**
  * `GET /{reference}` answer → the passage. Status 404 is bible-api.com's "not found": the reference
  * names no passage of that translation, refused at `/reference`.
  */
-export function toPassage(status: number, body: unknown, reference: string, translation: string): BibleApiPassage {
+export function toPassage(
+  status: number,
+  body: unknown,
+  reference: string,
+  translation: string,
+): BibleApiPassage {
   if (status === 404) {
     const said = str(obj(body)?.error) ?? "not found";
     throw invalidRequest(
-      [{ path: "/reference", message: `bible-api.com has no passage ${JSON.stringify(reference)} in translation "${translation}" (it answered: ${said})` }],
+      [
+        {
+          path: "/reference",
+          message: `bible-api.com has no passage ${JSON.stringify(reference)} in translation "${translation}" (it answered: ${said})`,
+        },
+      ],
       "The reference names no passage of this translation.",
     );
   }
@@ -128,11 +144,21 @@ export function kjvRecord(v: KjvVerse): RecordDraft {
 }
 
 function chapterLinks(bookName: string, chapter: number, translation: string): Link[] {
-  return [link(`${bookName} ${chapter} on bible-api.com`, `${PUBLIC_BASE}/${pathText(`${bookName.toLowerCase()} ${chapter}`)}?translation=${encodeURIComponent(translation)}`)];
+  return [
+    link(
+      `${bookName} ${chapter} on bible-api.com`,
+      `${PUBLIC_BASE}/${pathText(`${bookName.toLowerCase()} ${chapter}`)}?translation=${encodeURIComponent(translation)}`,
+    ),
+  ];
 }
 
 /** `GET /data/{translation}/{book_id}/{chapter}` answer → the `details` of a bible-api.com record. */
-export function toChapterDetail(body: unknown, bookId: string, chapter: number, translation: string): { detail: JsonObject; links: Link[] } {
+export function toChapterDetail(
+  body: unknown,
+  bookId: string,
+  chapter: number,
+  translation: string,
+): { detail: JsonObject; links: Link[] } {
   const b = obj(body);
   const list = arr(b?.verses);
   if (b === undefined || list === undefined) throw badShape("the chapter");
@@ -155,7 +181,11 @@ export function toChapterDetail(body: unknown, bookId: string, chapter: number, 
 }
 
 /** A KJV record's chapter from the shipped index (no request). */
-export function kjvChapterDetail(verses: readonly KjvVerse[], book: BibleBook, chapter: number): { detail: JsonObject; links: Link[] } {
+export function kjvChapterDetail(
+  verses: readonly KjvVerse[],
+  book: BibleBook,
+  chapter: number,
+): { detail: JsonObject; links: Link[] } {
   return {
     detail: chapterDetail({
       book: book.name,

@@ -34,7 +34,9 @@ export const scriptureSearch = defineCapability({
   recordKeys: scriptureRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,
-  cost: free("Free: bible-api.com, quran.com and the shipped KJV text cost nothing; searches and details cost 0 credits."),
+  cost: free(
+    "Free: bible-api.com, quran.com and the shipped KJV text cost nothing; searches and details cost 0 credits.",
+  ),
   rules: scriptureRules,
   variants: {
     field: "text",
@@ -55,8 +57,14 @@ export const scriptureSearch = defineCapability({
   // The first example's answer has more pages, its first record's details come from the shipped KJV,
   // and the update example narrows it: all answered offline. The others are answered by recordings.
   examples: [
-    { title: "Bible verses (KJV) that say “love one another”", body: { text: "bible", query: "love one another", num: 5 } },
-    { title: "John 3:16 in the World English Bible", body: { text: "bible", reference: "John 3:16", translation: "web" } },
+    {
+      title: "Bible verses (KJV) that say “love one another”",
+      body: { text: "bible", query: "love one another", num: 5 },
+    },
+    {
+      title: "John 3:16 in the World English Bible",
+      body: { text: "bible", reference: "John 3:16", translation: "web" },
+    },
     { title: "The first verse of the Quran (The Clear Quran)", body: { text: "quran", reference: "1:1" } },
     { title: "Quran verses about mercy", body: { text: "quran", query: "mercy" } },
   ],

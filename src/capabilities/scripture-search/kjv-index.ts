@@ -46,8 +46,19 @@ export function parseKjv(tsv: string): KjvIndex {
   for (const line of tsv.split("\n")) {
     if (line === "") continue;
     const [b, c, v, text] = line.split("\t");
-    const verse: KjvVerse = { book: Number(b), chapter: Number(c), verse: Number(v), text: text ?? "", words: wordsOf(text ?? "") };
-    if (!Number.isInteger(verse.book) || !Number.isInteger(verse.chapter) || !Number.isInteger(verse.verse) || verse.text === "") {
+    const verse: KjvVerse = {
+      book: Number(b),
+      chapter: Number(c),
+      verse: Number(v),
+      text: text ?? "",
+      words: wordsOf(text ?? ""),
+    };
+    if (
+      !Number.isInteger(verse.book) ||
+      !Number.isInteger(verse.chapter) ||
+      !Number.isInteger(verse.verse) ||
+      verse.text === ""
+    ) {
       throw new Error(`KJV index: malformed line ${JSON.stringify(line.slice(0, 60))}`);
     }
     const key = `${verse.book}:${verse.chapter}`;
@@ -61,11 +72,15 @@ export function parseKjv(tsv: string): KjvIndex {
 
 /** The index, loaded on first use and kept by the context's indexes (it never changes: no refresh). */
 export function kjvIndex(ctx: Pick<CapabilityContext, "index">): Promise<KjvIndex> {
-  return ctx.index("scripture.kjv", { refreshMs: Number.POSITIVE_INFINITY, loadTimeoutMs: 30_000 }, async () => {
-    const gz = await readFile(KJV_FILE);
-    const tsv = (await promisify(gunzip)(gz)).toString("utf8");
-    return parseKjv(tsv);
-  });
+  return ctx.index(
+    "scripture.kjv",
+    { refreshMs: Number.POSITIVE_INFINITY, loadTimeoutMs: 30_000 },
+    async () => {
+      const gz = await readFile(KJV_FILE);
+      const tsv = (await promisify(gunzip)(gz)).toString("utf8");
+      return parseKjv(tsv);
+    },
+  );
 }
 
 export function bookOf(verse: KjvVerse): BibleBook {
@@ -82,7 +97,8 @@ export function kjvChapter(index: KjvIndex, book: number, chapter: number): read
 export function kjvPassage(index: KjvIndex, ref: BibleReference, book: number): KjvVerse[] {
   const out: KjvVerse[] = [];
   for (let ch = ref.chapter; ch <= (ref.toChapter ?? ref.chapter); ch++) {
-    for (const v of kjvChapter(index, book, ch)) if (withinBibleReference(ref, v.chapter, v.verse)) out.push(v);
+    for (const v of kjvChapter(index, book, ch))
+      if (withinBibleReference(ref, v.chapter, v.verse)) out.push(v);
   }
   return out;
 }

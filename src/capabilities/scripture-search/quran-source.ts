@@ -40,12 +40,19 @@ function referenceOf(query: ScriptureQuery): QuranReference | undefined {
 }
 
 /** Every verse of surah `chapter` (pages of 50), cached a day. */
-export function surahVerses(ctx: CapabilityContext, chapter: number, translation: string): Promise<QuranVerse[]> {
+export function surahVerses(
+  ctx: CapabilityContext,
+  chapter: number,
+  translation: string,
+): Promise<QuranVerse[]> {
   return ctx.cache.getOrLoad("scripture.quran", `${translation} ${chapter}`, { ttlMs: DAY_MS }, async () => {
     const pages = Math.ceil((surah(chapter)?.verses ?? QURAN_MAX_PER_PAGE) / QURAN_MAX_PER_PAGE);
     const verses: QuranVerse[] = [];
     for (let page = 1; page <= pages; page++) {
-      const response = await ctx.upstream.send(toSurahRequest(chapter, translation, page, QURAN_MAX_PER_PAGE), ctx.signal);
+      const response = await ctx.upstream.send(
+        toSurahRequest(chapter, translation, page, QURAN_MAX_PER_PAGE),
+        ctx.signal,
+      );
       const list = toSurahPage(response.body, translation);
       verses.push(...list.verses);
       if (list.nextPage === null) break;
@@ -54,7 +61,12 @@ export function surahVerses(ctx: CapabilityContext, chapter: number, translation
   });
 }
 
-async function oneVerse(ctx: CapabilityContext, chapter: number, verse: number, translation: string): Promise<QuranVerse> {
+async function oneVerse(
+  ctx: CapabilityContext,
+  chapter: number,
+  verse: number,
+  translation: string,
+): Promise<QuranVerse> {
   const response = await ctx.upstream.send(toVerseRequest(chapter, verse, translation), ctx.signal);
   return toVerse(response.body, translation);
 }
@@ -69,11 +81,18 @@ export const quranSource: Source<ScriptureQuery> = {
     const page = Math.floor(offset / query.num) + 1;
     if (ref === undefined) {
       // The rules refuse a request with neither field: here `query` is given.
-      const response = await ctx.upstream.send(toQuranSearchRequest(query.query!, translation, page, query.num), ctx.signal);
+      const response = await ctx.upstream.send(
+        toQuranSearchRequest(query.query!, translation, page, query.num),
+        ctx.signal,
+      );
       const list = toSearchPage(response.body, translation);
       const { records, notes } = quranRecords(list.verses);
       const more = list.nextPage !== null && list.verses.length > 0;
-      return { records: records.slice(0, query.num), next: more ? { offset: offset + query.num } : null, ...(notes.length ? { notes } : {}) };
+      return {
+        records: records.slice(0, query.num),
+        next: more ? { offset: offset + query.num } : null,
+        ...(notes.length ? { notes } : {}),
+      };
     }
     if (query.query === undefined && ref.verse !== undefined) {
       if (offset > 0) return { records: [], next: null };
@@ -81,29 +100,49 @@ export const quranSource: Source<ScriptureQuery> = {
       return { records, next: null, ...(notes.length ? { notes } : {}) };
     }
     if (query.query === undefined) {
-      const response = await ctx.upstream.send(toSurahRequest(ref.chapter, translation, page, query.num), ctx.signal);
+      const response = await ctx.upstream.send(
+        toSurahRequest(ref.chapter, translation, page, query.num),
+        ctx.signal,
+      );
       const list = toSurahPage(response.body, translation);
       const { records, notes } = quranRecords(list.verses);
       const more = list.nextPage !== null && list.verses.length > 0;
-      return { records: records.slice(0, query.num), next: more ? { offset: offset + query.num } : null, ...(notes.length ? { notes } : {}) };
+      return {
+        records: records.slice(0, query.num),
+        next: more ? { offset: offset + query.num } : null,
+        ...(notes.length ? { notes } : {}),
+      };
     }
-    const verses = ref.verse === undefined ? await surahVerses(ctx, ref.chapter, translation) : [await oneVerse(ctx, ref.chapter, ref.verse, translation)];
+    const verses =
+      ref.verse === undefined
+        ? await surahVerses(ctx, ref.chapter, translation)
+        : [await oneVerse(ctx, ref.chapter, ref.verse, translation)];
     const needle = wordsOf(query.query);
     const typed = query.query.trim();
-    const hits = verses.filter((v) => wordsOf(v.text ?? "").includes(needle) || (v.arabic ?? "").includes(typed));
+    const hits = verses.filter(
+      (v) => wordsOf(v.text ?? "").includes(needle) || (v.arabic ?? "").includes(typed),
+    );
     const { records, notes } = quranRecords(hits);
     const where = ref.verse === undefined ? `surah ${ref.chapter}` : `${ref.chapter}:${ref.verse}`;
-    return slicePage(records, offset, query.num, [`${records.length} verse${records.length === 1 ? "" : "s"} of ${where} hold the phrase.`, ...notes]);
+    return slicePage(records, offset, query.num, [
+      `${records.length} verse${records.length === 1 ? "" : "s"} of ${where} hold the phrase.`,
+      ...notes,
+    ]);
   },
 };
 
 /** `details` of a Quran record: its whole surah. */
-export async function quranChapter(ctx: CapabilityContext, record: RecordView<ScriptureQuery>): Promise<ActionOutput> {
+export async function quranChapter(
+  ctx: CapabilityContext,
+  record: RecordView<ScriptureQuery>,
+): Promise<ActionOutput> {
   const r = record.ref ?? {};
   const chapter = typeof r.chapter === "number" && surah(r.chapter) !== undefined ? r.chapter : undefined;
   const translation = typeof r.translation === "string" ? r.translation : undefined;
   if (chapter === undefined || translation === undefined) {
-    throw invalidRequest([{ path: "/record_id", message: "The record carries no surah and translation to fetch its chapter." }]);
+    throw invalidRequest([
+      { path: "/record_id", message: "The record carries no surah and translation to fetch its chapter." },
+    ]);
   }
   return surahDetail(chapter, translation, await surahVerses(ctx, chapter, translation));
 }

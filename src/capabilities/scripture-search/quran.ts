@@ -18,15 +18,35 @@ import { type ChapterVerse, chapterDetail, link, squeeze, verseRecord } from "./
 /** quran.com's own per_page ceiling for verse lists. */
 export const QURAN_MAX_PER_PAGE = 50;
 
-export function toQuranSearchRequest(q: string, translation: string, page: number, size: number): UpstreamRequest {
-  return { provider: "quran", method: "GET", path: "/search", query: { q, size, page, translations: translation } };
+export function toQuranSearchRequest(
+  q: string,
+  translation: string,
+  page: number,
+  size: number,
+): UpstreamRequest {
+  return {
+    provider: "quran",
+    method: "GET",
+    path: "/search",
+    query: { q, size, page, translations: translation },
+  };
 }
 
 export function toVerseRequest(chapter: number, verse: number, translation: string): UpstreamRequest {
-  return { provider: "quran", method: "GET", path: `/verses/by_key/${chapter}:${verse}`, query: { translations: translation, fields: "text_uthmani" } };
+  return {
+    provider: "quran",
+    method: "GET",
+    path: `/verses/by_key/${chapter}:${verse}`,
+    query: { translations: translation, fields: "text_uthmani" },
+  };
 }
 
-export function toSurahRequest(chapter: number, translation: string, page: number, perPage: number): UpstreamRequest {
+export function toSurahRequest(
+  chapter: number,
+  translation: string,
+  page: number,
+  perPage: number,
+): UpstreamRequest {
   return {
     provider: "quran",
     method: "GET",
@@ -43,7 +63,8 @@ export function plainText(html: string): string {
   const noTags = noNotes.replace(/<[^>]*>/g, "");
   const decoded = noTags.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
     if (name[0] === "#") {
-      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+      const code =
+        name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
       return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
     }
     return ENTITIES[name.toLowerCase()] ?? whole;
@@ -90,7 +111,11 @@ function keyOf(value: unknown): { chapter: number; verse: number } | undefined {
   return m === null ? undefined : { chapter: Number(m[1]), verse: Number(m[2]) };
 }
 
-export function quranVerse(value: unknown, translation: string, arabicField: "text_uthmani" | "text" = "text_uthmani"): QuranVerse | null {
+export function quranVerse(
+  value: unknown,
+  translation: string,
+  arabicField: "text_uthmani" | "text" = "text_uthmani",
+): QuranVerse | null {
   const v = obj(value);
   const key = keyOf(v?.verse_key);
   if (v === undefined || key === undefined) return null;
@@ -169,12 +194,20 @@ export function quranRecords(verses: readonly QuranVerse[]): { records: RecordDr
   const records = verses.map(quranRecord).filter((r): r is RecordDraft => r !== null);
   const missing = verses.length - records.length;
   const notes =
-    missing === 0 ? [] : [`${missing} verse${missing === 1 ? "" : "s"} came without translation text from quran.com and ${missing === 1 ? "was" : "were"} left out.`];
+    missing === 0
+      ? []
+      : [
+          `${missing} verse${missing === 1 ? "" : "s"} came without translation text from quran.com and ${missing === 1 ? "was" : "were"} left out.`,
+        ];
   return { records, notes };
 }
 
 /** A surah's verses (all its pages) → the `details` answer. */
-export function surahDetail(chapter: number, translation: string, verses: readonly QuranVerse[]): { detail: JsonObject; links: Link[] } {
+export function surahDetail(
+  chapter: number,
+  translation: string,
+  verses: readonly QuranVerse[],
+): { detail: JsonObject; links: Link[] } {
   const name = surah(chapter)?.name ?? `Surah ${chapter}`;
   const out: ChapterVerse[] = verses.map((v) => ({
     verse: v.verse,

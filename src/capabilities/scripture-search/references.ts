@@ -27,18 +27,31 @@ export interface QuranReference {
 /** A parsed reference, or why it is refused (the violation's message). */
 export type Parsed<T> = { ok: true; ref: T } | { ok: false; message: string };
 
-const BIBLE_SHAPE = 'expected "Book chapter[:verse[-verse]]", e.g. "John 3:16", "Psalm 23" or "Romans 8:28-39"';
+const BIBLE_SHAPE =
+  'expected "Book chapter[:verse[-verse]]", e.g. "John 3:16", "Psalm 23" or "Romans 8:28-39"';
 
 /** `Book` then the locator: the book may start with 1-3 and holds letters, spaces, dots and apostrophes. */
-const BIBLE_PATTERN = /^((?:[1-3]\s*)?[A-Za-z][A-Za-z .']*?)\s*(\d+)(?:\s*[:.]\s*(\d+))?(?:\s*[-–]\s*(\d+)(?:\s*[:.]\s*(\d+))?)?$/;
+const BIBLE_PATTERN =
+  /^((?:[1-3]\s*)?[A-Za-z][A-Za-z .']*?)\s*(\d+)(?:\s*[:.]\s*(\d+))?(?:\s*[-–]\s*(\d+)(?:\s*[:.]\s*(\d+))?)?$/;
 
 export function parseBibleReference(text: string): Parsed<BibleReference> {
   const m = BIBLE_PATTERN.exec(text.trim());
-  if (m === null) return { ok: false, message: `cannot read ${JSON.stringify(text)} as a Bible reference; ${BIBLE_SHAPE}` };
-  const [, bookText, a, b, c, d] = m as unknown as [string, string, string, string | undefined, string | undefined, string | undefined];
+  if (m === null)
+    return { ok: false, message: `cannot read ${JSON.stringify(text)} as a Bible reference; ${BIBLE_SHAPE}` };
+  const [, bookText, a, b, c, d] = m as unknown as [
+    string,
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+    string | undefined,
+  ];
   const book = findBook(bookText);
   if (book === undefined) {
-    return { ok: false, message: `unknown book ${JSON.stringify(bookText.trim())}; give a book of the 66-book canon by name or common abbreviation (e.g. "Genesis", "1 Cor", "Ps")` };
+    return {
+      ok: false,
+      message: `unknown book ${JSON.stringify(bookText.trim())}; give a book of the 66-book canon by name or common abbreviation (e.g. "Genesis", "1 Cor", "Ps")`,
+    };
   }
   let chapter = Number(a);
   let verse = b === undefined ? undefined : Number(b);
@@ -47,7 +60,11 @@ export function parseBibleReference(text: string): Parsed<BibleReference> {
   if (c !== undefined) {
     if (d !== undefined) {
       // chapter:verse-chapter:verse
-      if (verse === undefined) return { ok: false, message: `cannot read ${JSON.stringify(text)}: a range to chapter:verse needs a starting verse; ${BIBLE_SHAPE}` };
+      if (verse === undefined)
+        return {
+          ok: false,
+          message: `cannot read ${JSON.stringify(text)}: a range to chapter:verse needs a starting verse; ${BIBLE_SHAPE}`,
+        };
       toChapter = Number(c);
       toVerse = Number(d);
     } else if (verse !== undefined) toVerse = Number(c);
@@ -64,14 +81,21 @@ export function parseBibleReference(text: string): Parsed<BibleReference> {
     toChapter = undefined;
   }
   const numbers = [chapter, verse, toVerse, toChapter].filter((n): n is number => n !== undefined);
-  if (numbers.some((n) => n < 1)) return { ok: false, message: `chapters and verses start at 1 in ${JSON.stringify(text)}` };
+  if (numbers.some((n) => n < 1))
+    return { ok: false, message: `chapters and verses start at 1 in ${JSON.stringify(text)}` };
   for (const ch of [chapter, toChapter]) {
     if (ch !== undefined && ch > book.chapters) {
-      return { ok: false, message: `${book.name} has ${book.chapters} chapter${book.chapters === 1 ? "" : "s"}; ${JSON.stringify(text)} asks for chapter ${ch}` };
+      return {
+        ok: false,
+        message: `${book.name} has ${book.chapters} chapter${book.chapters === 1 ? "" : "s"}; ${JSON.stringify(text)} asks for chapter ${ch}`,
+      };
     }
   }
   const endChapter = toChapter ?? chapter;
-  if (endChapter < chapter || (endChapter === chapter && toVerse !== undefined && verse !== undefined && toVerse < verse)) {
+  if (
+    endChapter < chapter ||
+    (endChapter === chapter && toVerse !== undefined && verse !== undefined && toVerse < verse)
+  ) {
     return { ok: false, message: `the range in ${JSON.stringify(text)} ends before it starts` };
   }
   if (toChapter === chapter && toVerse === undefined) toChapter = undefined;
@@ -91,7 +115,8 @@ export function parseBibleReference(text: string): Parsed<BibleReference> {
 export function bibleApiReference(ref: BibleReference): string {
   let out = `${ref.book.name.toLowerCase()} ${ref.chapter}`;
   if (ref.verse !== undefined) out += `:${ref.verse}`;
-  if (ref.toChapter !== undefined) out += `-${ref.toChapter}${ref.toVerse === undefined ? "" : `:${ref.toVerse}`}`;
+  if (ref.toChapter !== undefined)
+    out += `-${ref.toChapter}${ref.toVerse === undefined ? "" : `:${ref.toVerse}`}`;
   else if (ref.toVerse !== undefined) out += `-${ref.toVerse}`;
   return out;
 }
@@ -118,14 +143,19 @@ const QURAN_SHAPE = 'expected "chapter:verse" or "chapter", e.g. "2:255" or "112
 
 export function parseQuranReference(text: string): Parsed<QuranReference> {
   const m = /^(\d{1,3})(?:\s*:\s*(\d{1,3}))?$/.exec(text.trim());
-  if (m === null) return { ok: false, message: `cannot read ${JSON.stringify(text)} as a Quran reference; ${QURAN_SHAPE}` };
+  if (m === null)
+    return { ok: false, message: `cannot read ${JSON.stringify(text)} as a Quran reference; ${QURAN_SHAPE}` };
   const chapter = Number(m[1]);
   const s = surah(chapter);
-  if (s === undefined) return { ok: false, message: `there is no surah ${chapter}; surahs are numbered 1-114` };
+  if (s === undefined)
+    return { ok: false, message: `there is no surah ${chapter}; surahs are numbered 1-114` };
   if (m[2] === undefined) return { ok: true, ref: { chapter } };
   const verse = Number(m[2]);
   if (verse < 1 || verse > s.verses) {
-    return { ok: false, message: `surah ${chapter} (${s.name}) has ${s.verses} verses; ${JSON.stringify(text)} asks for verse ${verse}` };
+    return {
+      ok: false,
+      message: `surah ${chapter} (${s.name}) has ${s.verses} verses; ${JSON.stringify(text)} asks for verse ${verse}`,
+    };
   }
   return { ok: true, ref: { chapter, verse } };
 }

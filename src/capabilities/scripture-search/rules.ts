@@ -40,7 +40,12 @@ const translation = custom(
     const { text, translation: t } = input.query;
     if (typeof t !== "string") return [];
     if (text === "bible" && !(t.toLowerCase() in BIBLE_TRANSLATIONS)) {
-      return violation(input, `unknown Bible translation ${JSON.stringify(t)}; bible-api.com offers ${BIBLE_CODES.join(", ")}`, "translation", "text");
+      return violation(
+        input,
+        `unknown Bible translation ${JSON.stringify(t)}; bible-api.com offers ${BIBLE_CODES.join(", ")}`,
+        "translation",
+        "text",
+      );
     }
     if (text === "quran" && !/^[0-9]{1,6}$/.test(t)) {
       return violation(
@@ -58,7 +63,8 @@ const kjvQuery = custom(
   "A Bible `query` without `reference` searches the public-domain KJV shipped with Quarry, so it takes no other `translation`.",
   (input) => {
     const { text, query, reference: ref, translation: t } = input.query;
-    if (text !== "bible" || typeof query !== "string" || ref !== undefined || typeof t !== "string") return [];
+    if (text !== "bible" || typeof query !== "string" || ref !== undefined || typeof t !== "string")
+      return [];
     if (t.toLowerCase() === DEFAULT_BIBLE_TRANSLATION || !(t.toLowerCase() in BIBLE_TRANSLATIONS)) return [];
     return violation(
       input,
@@ -73,7 +79,10 @@ const kjvQuery = custom(
 );
 
 export const scriptureRules: readonly Rule[] = [
-  atLeastOne(["query", "reference"], "Provide `query` (a phrase to find) or `reference` (a passage), or both."),
+  atLeastOne(
+    ["query", "reference"],
+    "Provide `query` (a phrase to find) or `reference` (a passage), or both.",
+  ),
   notBlank("query"),
   reference,
   translation,

@@ -11,10 +11,15 @@ export const scriptureSearchSchema = Type.Object(
     text: Type.Unsafe<(typeof SCRIPTURE_TEXTS)[number]>({
       type: "string",
       enum: [...SCRIPTURE_TEXTS],
-      description: "Which scripture: `bible` (bible-api.com; full-text over the public-domain KJV) or `quran` (quran.com).",
+      description:
+        "Which scripture: `bible` (bible-api.com; full-text over the public-domain KJV) or `quran` (quran.com).",
     }),
     query: Type.Optional(
-      text(1, 300, "A phrase to find (its words in order, case and punctuation ignored for the Bible). With `reference`, searched within that passage."),
+      text(
+        1,
+        300,
+        "A phrase to find (its words in order, case and punctuation ignored for the Bible). With `reference`, searched within that passage.",
+      ),
     ),
     reference: Type.Optional(
       text(
@@ -45,6 +50,11 @@ export const scriptureRecordKeys = Type.Object({
   book: Type.String({ description: "Bible book name (e.g. John) or surah name (e.g. Al-Fatihah)." }),
   chapter: Type.Integer({ minimum: 1, description: "Chapter, or surah number." }),
   verse: Type.Integer({ minimum: 1 }),
-  translation: Type.String({ description: "The translation the text is from: bible-api.com code (kjv, web…) or quran.com translation id (131…)." }),
-  arabic: Type.Optional(Type.String({ description: "Quran only: the verse in Uthmani script, when the source gives it." })),
+  translation: Type.String({
+    description:
+      "The translation the text is from: bible-api.com code (kjv, web…) or quran.com translation id (131…).",
+  }),
+  arabic: Type.Optional(
+    Type.String({ description: "Quran only: the verse in Uthmani script, when the source gives it." }),
+  ),
 });

@@ -48,7 +48,12 @@ export function verseRecord(v: VerseFacts): RecordDraft {
 }
 
 /** A page of `records` from `offset`, `num` long, with the next cursor. */
-export function slicePage(records: RecordDraft[], offset: number, num: number, notes: string[] = []): SourcePage {
+export function slicePage(
+  records: RecordDraft[],
+  offset: number,
+  num: number,
+  notes: string[] = [],
+): SourcePage {
   return {
     records: records.slice(offset, offset + num),
     next: nextCursor(offset, num, records.length),
