@@ -93,7 +93,7 @@ export const bibleSource: Source<ScriptureQuery> = {
       const needle = wordsOf(query.query);
       verses = verses.filter((v) => wordsOf(v.text).includes(needle));
       notes.push(
-        `${verses.length} verse${verses.length === 1 ? "" : "s"} of ${shownReference(ref)} (${found.translation_id}) hold the phrase.`,
+        `${verses.length} verse${verses.length === 1 ? "" : "s"} of ${shownReference(ref)} (${found.translation_id}) ${verses.length === 1 ? "holds" : "hold"} the phrase.`,
       );
     }
     return slicePage(

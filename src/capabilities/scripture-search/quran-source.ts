@@ -125,7 +125,7 @@ export const quranSource: Source<ScriptureQuery> = {
     const { records, notes } = quranRecords(hits);
     const where = ref.verse === undefined ? `surah ${ref.chapter}` : `${ref.chapter}:${ref.verse}`;
     return slicePage(records, offset, query.num, [
-      `${records.length} verse${records.length === 1 ? "" : "s"} of ${where} hold the phrase.`,
+      `${records.length} verse${records.length === 1 ? "" : "s"} of ${where} ${records.length === 1 ? "holds" : "hold"} the phrase.`,
       ...notes,
     ]);
   },
