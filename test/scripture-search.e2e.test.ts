@@ -4,10 +4,14 @@
  * shipped KJV), offset paging with `more`, `update` (same search_id, paging reset, free), `details`
  * (the whole chapter, free, cached after the first call), each field's bounds and each rule's
  * violation at its pointer (also under /params in an update), bible-api.com's 404 as a 400 at
- * /reference, bible-api.com paced to one request every 2 s, and both keyless variants available.
+ * /reference, bible-api.com paced to one request every 2 s, both keyless variants available, and the
+ * same over MCP (execute, follow_up `more` and `details`, a rule's violation at /params/…).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { type CapabilityKit, startCapabilityKit } from "./helpers/capability-kit.ts";
 
 let kit: CapabilityKit;
@@ -303,5 +307,56 @@ describe("scripture.search", () => {
       /numeric translation id/,
     );
     assert.equal(kit.h.replay.requests.length, from, "refused before any provider request");
+  });
+
+  test("over MCP: execute, follow_up more and details, and a rule's violation under /params", async () => {
+    const client = new Client({ name: "scripture-test", version: "1.0.0" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${kit.h.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${kit.key}` } },
+      }),
+    );
+    try {
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const res = (await client.callTool({ name, arguments: args })) as CallToolResult;
+        const block = res.content[0]!;
+        return {
+          isError: res.isError === true,
+          value: JSON.parse(block.type === "text" ? block.text : "null"),
+        };
+      };
+      const ex = await call("execute", {
+        capability: "scripture.search",
+        params: { text: "bible", query: "love one another", num: 5 },
+      });
+      assert.equal(ex.isError, false, JSON.stringify(ex.value));
+      assert.deepEqual(titles(ex.value), [
+        "John 13:34",
+        "John 15:12",
+        "John 15:17",
+        "Romans 13:8",
+        "1 Thessalonians 4:9",
+      ]);
+      const more = await call("follow_up", { search_id: ex.value.search_id, action: "more" });
+      assert.equal(more.isError, false, JSON.stringify(more.value));
+      assert.equal(more.value.results[0].title, "1 Peter 1:22");
+      const details = await call("follow_up", {
+        record_id: ex.value.results[0].record_id,
+        action: "details",
+      });
+      assert.equal(details.isError, false, JSON.stringify(details.value));
+      assert.equal(details.value.detail.reference, "John 13");
+      assert.equal(details.value.charged_credits, 0);
+      const refused = await call("execute", {
+        capability: "scripture.search",
+        params: { text: "quran", reference: "1:8" },
+      });
+      assert.equal(refused.isError, true);
+      assert.equal(refused.value.error.code, "invalid_request");
+      assert.equal(refused.value.error.violations[0].path, "/params/reference");
+      assert.match(refused.value.error.violations[0].message, /has 7 verses/);
+    } finally {
+      await client.close();
+    }
   });
 });
