@@ -105,6 +105,29 @@ export const bibleSource: Source<ScriptureQuery> = {
   },
 };
 
+/**
+ * The fallback when bible-api.com fails (an error, a timeout, or its 15-per-30-s turn coming after the
+ * deadline): a KJV reference is answered from the shipped KJV, the same translation. Other
+ * translations it cannot answer (the answer then names both failures).
+ */
+export const kjvFallbackSource: Source<ScriptureQuery> = {
+  id: "kjv-index",
+  title: "the public-domain KJV shipped with Quarry",
+  async search(ctx, query, cursor): Promise<SourcePage> {
+    const ref = referenceOf(query);
+    if (ref === undefined || bibleTranslation(query) !== DEFAULT_BIBLE_TRANSLATION) {
+      throw new ApiError("provider_error", `it holds only the KJV, not "${bibleTranslation(query)}".`);
+    }
+    const index = await kjvIndex(ctx);
+    const passage = kjvPassage(index, ref, bookNumber(ref.book));
+    const verses = query.query === undefined ? passage : kjvPhrase(index, query.query, passage);
+    // A refusal here would lose its violation in the chain's combined error: the failure names both.
+    if (passage.length === 0)
+      throw new ApiError("provider_error", `it has no passage ${JSON.stringify(query.reference)} either.`);
+    return slicePage(verses.map(kjvRecord), offsetOf(cursor), query.num);
+  },
+};
+
 /** `details` of a Bible record: its chapter, from the KJV index (KJV records) or bible-api.com. */
 export async function bibleChapter(
   ctx: CapabilityContext,
@@ -123,7 +146,8 @@ export async function bibleChapter(
       },
     ]);
   }
-  if (r.source === "kjv-index") {
+  // KJV chapters come from the shipped text, the same translation, whichever source found the verse.
+  if (translation === DEFAULT_BIBLE_TRANSLATION) {
     const index = await kjvIndex(ctx);
     return {
       ...kjvChapterDetail(kjvChapter(index, bookNumber(book), chapter), book, chapter),

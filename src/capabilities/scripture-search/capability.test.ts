@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fakeContext, fixture, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
+import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue } from "../types.ts";
 import { scriptureSearch } from "./capability.ts";
@@ -189,7 +190,11 @@ test("bible: a reference is one bible-api.com request; pages slice its verses; t
     ["John 3:14", "John 3:15", "John 3:16"],
   );
   assert.equal(first.records[0]!.summary.text, "verse 14");
-  assert.deepEqual(first.next, { offset: 3 });
+  assert.deepEqual(
+    first.next,
+    { source: "bible", cursor: { offset: 3 } },
+    "the chain names the source that answered",
+  );
   const second = await page(
     ctx,
     { text: "bible", reference: "John 3:14-20", translation: "WEB", num: 3 },
@@ -240,7 +245,7 @@ test("bible: KJV query over the shipped index (no request), scoped by a referenc
     kjv.records.map((r) => r.summary.title),
     ["John 13:34", "John 15:12", "John 15:17", "Romans 13:8", "1 Thessalonians 4:9"],
   );
-  assert.deepEqual(kjv.next, { offset: 5 });
+  assert.deepEqual(kjv.next, { source: "bible", cursor: { offset: 5 } });
   assert.match(
     kjv.notes![0]!,
     /public-domain King James Version shipped with Quarry .*: 12 verses hold the phrase\.$/,
@@ -353,4 +358,57 @@ test("details: a KJV record's chapter from the index (no request); a quran recor
     (e: { code?: string; violations?: { path: string }[] }) =>
       e.code === "invalid_request" && e.violations?.[0]?.path === "/record_id",
   );
+});
+
+test("bible: when bible-api.com fails, a KJV reference is answered from the shipped KJV (said in notes); other translations fail", async () => {
+  const { ctx, requests } = fakeContext(() => {
+    throw new ApiError(
+      "provider_error",
+      "bibleapi was not called: its turn would come after the request's deadline.",
+    );
+  });
+  const kjv = await page(ctx, { text: "bible", reference: "John 3:16-17" });
+  assert.deepEqual(
+    kjv.records.map((r) => [r.summary.title, r.summary.translation]),
+    [
+      ["John 3:16", "kjv"],
+      ["John 3:17", "kjv"],
+    ],
+  );
+  assert.match(
+    kjv.notes![0]!,
+    /^Answered by the public-domain KJV shipped with Quarry because bible-api.com failed \(bibleapi was not called/,
+  );
+  assert.equal(requests.length, 1);
+  const scoped = await page(ctx, { text: "bible", reference: "John 3", query: "so loved", num: 5 });
+  assert.deepEqual(
+    scoped.records.map((r) => r.summary.title),
+    ["John 3:16"],
+  );
+  await assert.rejects(
+    page(ctx, { text: "bible", reference: "John 3:16", translation: "web" }),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.code === "provider_error" &&
+      /Every source failed\. .*holds only the KJV, not "web"/.test(e.message),
+  );
+  await assert.rejects(
+    page(ctx, { text: "bible", reference: "John 3:99" }),
+    (e: unknown) =>
+      e instanceof ApiError && e.code === "provider_error" && /has no passage "John 3:99" either/.test(e.message),
+  );
+});
+
+test("details of a KJV record found through bible-api.com read the shipped KJV (no request)", async () => {
+  const { ctx, requests } = fakeContext(() => {
+    throw new Error("no request expected");
+  });
+  const out = await cap.actions.details!.run!(ctx, {
+    summary: { title: "John 3:16" },
+    ref: { source: "bibleapi", book_id: "JHN", chapter: 3, verse: 16, translation: "kjv" },
+    detail: null,
+    query: { text: "bible", reference: "John 3:16", num: 10 },
+  });
+  assert.equal((out.detail as JsonObject).verse_count, 36);
+  assert.equal(requests.length, 0);
 });

@@ -8,7 +8,7 @@
  */
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { bibleChapter, bibleSource } from "./bible-source.ts";
+import { bibleChapter, bibleSource, kjvFallbackSource } from "./bible-source.ts";
 import { quranChapter, quranSource } from "./quran-source.ts";
 import { scriptureRules } from "./rules.ts";
 import { scriptureRecordKeys, scriptureSearchSchema } from "./schema.ts";
@@ -28,7 +28,8 @@ export const scriptureSearch = defineCapability({
     "translation id; references are `chapter:verse` or `chapter`; records carry the Arabic (`arabic`, Uthmani " +
     "script) when quran.com gives it. Each record is one verse: `text`, `book`, `chapter`, `verse`, `translation`. " +
     "An unparseable reference, an unknown book or an unknown Bible translation is refused with a violation before " +
-    "any request. `details` returns the whole surrounding chapter (free, cached after the first call).",
+    "any request. When bible-api.com fails, a KJV reference is answered from the shipped KJV (`notes[]` says so). " +
+    "`details` returns the whole surrounding chapter (free, cached after the first call).",
   topic: "research and reading",
   schema: scriptureSearchSchema,
   recordKeys: scriptureRecordKeys,
@@ -41,7 +42,7 @@ export const scriptureSearch = defineCapability({
   variants: {
     field: "text",
     options: {
-      bible: { sources: [bibleSource], actions: { details: { run: bibleChapter } } },
+      bible: { sources: [bibleSource, kjvFallbackSource], actions: { details: { run: bibleChapter } } },
       quran: { sources: [quranSource], actions: { details: { run: quranChapter } } },
     },
   },
