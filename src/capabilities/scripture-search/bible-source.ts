@@ -3,7 +3,8 @@
  * whole passage; pages are offsets over its verses, the answer cached a day so `more` does not spend
  * bible-api.com's 15-requests-per-30-s allowance again), full-text `query` over the shipped KJV
  * index, and `query` with `reference` in another translation as the passage's verses holding the
- * phrase. I/O only through the context (upstream client, cache, loaded index).
+ * phrase; when bible-api.com fails, KJV references fall back to the shipped KJV. I/O only through the
+ * context (upstream client, cache, loaded index).
  */
 import { ApiError, invalidRequest } from "../../errors.ts";
 import type { ActionOutput, RecordView, Source } from "../framework/define.ts";
@@ -14,7 +15,6 @@ import {
   bookById,
   kjvChapterDetail,
   kjvRecord,
-  shownReference,
   toChapterDetail,
   toChapterRequest,
   toPassage,
@@ -22,7 +22,7 @@ import {
 } from "./bibleapi.ts";
 import { bookNumber, DEFAULT_BIBLE_TRANSLATION } from "./books.ts";
 import { kjvChapter, kjvIndex, kjvPassage, kjvPhrase, wordsOf } from "./kjv-index.ts";
-import { type BibleReference, parseBibleReference } from "./references.ts";
+import { type BibleReference, displayBibleReference, parseBibleReference } from "./references.ts";
 import type { ScriptureQuery } from "./schema.ts";
 import { offsetOf, slicePage } from "./verses.ts";
 
@@ -60,7 +60,7 @@ async function passage(
 }
 
 function kjvNote(hits: number, ref: BibleReference | undefined): string {
-  const where = ref === undefined ? "" : ` within ${shownReference(ref)}`;
+  const where = ref === undefined ? "" : ` within ${displayBibleReference(ref)}`;
   return (
     `Full-text search over the public-domain King James Version shipped with Quarry (bible-api.com has no search): ` +
     `${hits} verse${hits === 1 ? " holds" : "s hold"} the phrase${where}.`
@@ -93,7 +93,7 @@ export const bibleSource: Source<ScriptureQuery> = {
       const needle = wordsOf(query.query);
       verses = verses.filter((v) => wordsOf(v.text).includes(needle));
       notes.push(
-        `${verses.length} verse${verses.length === 1 ? "" : "s"} of ${shownReference(ref)} (${found.translation_id}) ${verses.length === 1 ? "holds" : "hold"} the phrase.`,
+        `${verses.length} verse${verses.length === 1 ? "" : "s"} of ${displayBibleReference(ref)} (${found.translation_id}) ${verses.length === 1 ? "holds" : "hold"} the phrase.`,
       );
     }
     return slicePage(

@@ -12,7 +12,7 @@ import type { JsonObject, Link, RecordDraft } from "../types.ts";
 import { arr, int, obj, str } from "../shared/read.ts";
 import { BIBLE_BOOKS, type BibleBook } from "./books.ts";
 import { type KjvVerse, bookOf } from "./kjv-index.ts";
-import { type BibleReference, bibleApiReference, displayBibleReference } from "./references.ts";
+import { type BibleReference, bibleApiReference } from "./references.ts";
 import { type ChapterVerse, chapterDetail, link, squeeze, type VerseFacts, verseRecord } from "./verses.ts";
 
 /** Public address for links (the configured base URL may be a test's replay server). */
@@ -197,9 +197,4 @@ export function kjvChapterDetail(
     }),
     links: chapterLinks(book.name, chapter, "kjv"),
   };
-}
-
-/** The reference as the caller wrote it, tidied (for notes and messages). */
-export function shownReference(ref: BibleReference): string {
-  return displayBibleReference(ref);
 }

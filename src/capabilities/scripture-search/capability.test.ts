@@ -395,7 +395,9 @@ test("bible: when bible-api.com fails, a KJV reference is answered from the ship
   await assert.rejects(
     page(ctx, { text: "bible", reference: "John 3:99" }),
     (e: unknown) =>
-      e instanceof ApiError && e.code === "provider_error" && /has no passage "John 3:99" either/.test(e.message),
+      e instanceof ApiError &&
+      e.code === "provider_error" &&
+      /has no passage "John 3:99" either/.test(e.message),
   );
 });
 
