@@ -48,6 +48,11 @@ const MORE_BODIES: Record<string, object[]> = {
   ],
   // Listings filtered by home type (a lot among them: no beds or baths).
   "realestate.search": [{ query: "Santa Monica, CA", home_types: ["townhouse", "land"] }],
+  "scripture.search": [
+    // A phrase within a passage: the shipped KJV, and quran.com's recorded verse.
+    { text: "bible", query: "God so loved", reference: "John 3" },
+    { text: "quran", query: "merciful", reference: "1:1" },
+  ],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

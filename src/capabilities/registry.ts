@@ -13,6 +13,7 @@ import { realestateSearch } from "./realestate-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import { shoppingSearch } from "./shopping-search/capability.ts";
 import { trendsSearch } from "./trends-search/capability.ts";
+import { scriptureSearch } from "./scripture-search/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -26,6 +27,7 @@ export const capabilities = {
   "trends.search": trendsSearch,
   "shopping.search": shoppingSearch,
   "realestate.search": realestateSearch,
+  "scripture.search": scriptureSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -108,6 +108,18 @@ export const PROVIDERS = {
     // RapidAPI routes by this header; it names the default host (docs/providers.md, realestate.search).
     headers: { "X-RapidAPI-Host": "zillow-com1.p.rapidapi.com" },
   },
+  bibleapi: {
+    id: "bibleapi",
+    title: "bible-api.com",
+    hosts: { default: { baseUrlVar: "BIBLEAPI_BASE_URL", defaultBaseUrl: "https://bible-api.com" } },
+    // 15 requests per 30 s per client (PROVIDERS.md; Rack::Attack in bible-api's app.rb): one every 2 s.
+    minIntervalMs: 2000,
+  },
+  quran: {
+    id: "quran",
+    title: "quran.com API v4",
+    hosts: { default: { baseUrlVar: "QURAN_BASE_URL", defaultBaseUrl: "https://api.quran.com/api/v4" } },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;

@@ -13,6 +13,8 @@ import { fileURLToPath } from "node:url";
 const FIXTURES = fileURLToPath(new URL("../../fixtures/providers/", import.meta.url));
 
 interface CatchAll {
+  /** The capability whose searches this answers (the hostile-valid fuzz runs only those with one). */
+  capability: string;
   folder: string;
   path: string;
   query: Record<string, string>;
@@ -23,42 +25,54 @@ interface CatchAll {
 const ANY = "...";
 
 const CATCH_ALL: CatchAll[] = [
-  { folder: "deezer", path: "/search", query: { q: ANY }, file: "search_simple.json" },
-  { folder: "deezer", path: "/search/track", query: { q: ANY }, file: "search_simple.json" },
-  { folder: "deezer", path: "/search/artist", query: { q: ANY }, file: "search_artist.json" },
-  { folder: "deezer", path: "/search/album", query: { q: ANY }, file: "search_album.json" },
+  { capability: "music.search", folder: "deezer", path: "/search", query: { q: ANY }, file: "search_simple.json" },
+  { capability: "music.search", folder: "deezer", path: "/search/track", query: { q: ANY }, file: "search_simple.json" },
+  { capability: "music.search", folder: "deezer", path: "/search/artist", query: { q: ANY }, file: "search_artist.json" },
+  { capability: "music.search", folder: "deezer", path: "/search/album", query: { q: ANY }, file: "search_album.json" },
   {
+    capability: "recipes.search",
     folder: "themealdb",
     path: "/api/json/v1/1/search.php",
     query: { s: ANY },
     file: "search_single_result.json",
   },
   {
+    capability: "recipes.search",
     folder: "themealdb",
     path: "/api/json/v1/1/filter.php",
     query: { c: ANY },
     file: "filter_by_category.json",
   },
   {
+    capability: "recipes.search",
     folder: "themealdb",
     path: "/api/json/v1/1/filter.php",
     query: { i: ANY },
     file: "filter_by_category.json",
   },
   {
+    capability: "recipes.search",
     folder: "themealdb",
     path: "/api/json/v1/1/filter.php",
     query: { a: ANY },
     file: "filter_by_category.json",
   },
-  { folder: "openalex", path: "/works", query: { search: ANY }, file: "works_list_synthetic_envelope.json" },
+  { capability: "academic.search", folder: "openalex", path: "/works", query: { search: ANY }, file: "works_list_synthetic_envelope.json" },
   {
+    capability: "markets.quote",
     folder: "serpapi-google_finance",
     path: "/search.json",
     query: { engine: "google_finance", q: ANY },
     file: "quote.json",
   },
+  { capability: "scripture.search", folder: "bibleapi", path: "/{reference}", query: { translation: ANY }, file: "john_3_16_web.json" },
+  { capability: "scripture.search", folder: "quran", path: "/search", query: { q: ANY }, file: "search_v4_mercy_documented.json" },
+  { capability: "scripture.search", folder: "quran", path: "/verses/by_key/{key}", query: { translations: ANY }, file: "verses_by_key_1_1_translation_131.json" },
+  { capability: "scripture.search", folder: "quran", path: "/verses/by_chapter/{n}", query: { translations: ANY }, file: "verses_by_chapter_1_per_page_1_documented.json" },
 ];
+
+/** The capabilities the catch-all recordings answer whatever the (valid) query. */
+export const CATCH_ALL_CAPABILITIES: ReadonlySet<string> = new Set(CATCH_ALL.map((c) => c.capability));
 
 /** Build the wildcard fixtures dir; returns it and a cleanup. */
 export function wildcardFixtures(): { dir: string; cleanup: () => void } {
