@@ -6,14 +6,22 @@
 import { academicSearch } from "./academic-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { navigationMatrix } from "./navigation-matrix/capability.ts";
+import { navigationRoute } from "./navigation-route/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { socialSearch } from "./social-search/capability.ts";
 import type { Capability } from "./types.ts";
+import { weatherForecast } from "./weather-forecast/capability.ts";
 
 export const capabilities = {
   "academic.search": academicSearch,
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
+  "social.search": socialSearch,
+  "weather.forecast": weatherForecast,
+  "navigation.route": navigationRoute,
+  "navigation.matrix": navigationMatrix,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
