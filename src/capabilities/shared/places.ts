@@ -4,7 +4,7 @@
  * place is named in titles and records (the caller's own string, or `lat,lon`).
  */
 import { type Static, Type } from "@sinclair/typebox";
-import { text } from "../framework/fields.ts";
+import { NOT_BLANK_PATTERN } from "../framework/fields.ts";
 
 /** `{lat, lon}` in WGS84 degrees, both required. */
 export function coordinatesObject(description?: string) {
@@ -21,15 +21,26 @@ const coordinatesSchema = coordinatesObject();
 
 export type Coordinates = Static<typeof coordinatesSchema>;
 
-/** A place: a name or address (1-300 characters, not blank) geocoded with Nominatim, or coordinates. */
+/**
+ * A place: a name or address (1-300 characters, not blank) geocoded with Nominatim, or coordinates.
+ * One schema whose `type` allows both (string keywords apply to strings, object keywords to objects),
+ * not a union: a caller's mistake then gets the one message of its own kind ("" → too short,
+ * `{lat: 91}` → at /lat), instead of the other branch's "must be object".
+ */
 export function placeSchema(description: string) {
-  return Type.Union(
-    [
-      text(1, 300, "A place name or address, geocoded with OpenStreetMap Nominatim (the first match is used).", { notBlank: true }),
-      coordinatesSchema,
-    ],
-    { description: `${description} A place name or address (string, 1-300 characters), or coordinates {"lat", "lon"}.` },
-  );
+  const { properties, required } = coordinatesSchema;
+  return Type.Unsafe<Place>({
+    type: ["string", "object"],
+    minLength: 1,
+    maxLength: 300,
+    pattern: NOT_BLANK_PATTERN,
+    properties,
+    required,
+    additionalProperties: false,
+    description:
+      `${description} A place name or address (string, 1-300 characters, geocoded with OpenStreetMap Nominatim, ` +
+      'first match), or coordinates {"lat": -90..90, "lon": -180..180}.',
+  });
 }
 
 export type Place = string | Coordinates;
