@@ -87,10 +87,10 @@ export const navigationMatrix = defineCapability({
     },
   ],
   actions: {},
-  // The recorded openrouteservice matrix is between these two points (Curitiba and Maringá, Brazil).
+  // The recorded openrouteservice matrix is between these two points (Paraná, Brazil); it holds distances only.
   examples: [
     {
-      title: "Driving distances between Curitiba and Maringá (coordinates)",
+      title: "Driving distances between two points in Paraná, Brazil (coordinates)",
       body: { locations: [{ lat: -25.459935, lon: -49.280018 }, { lat: -23.302276, lon: -50.31173 }] },
     },
   ],
