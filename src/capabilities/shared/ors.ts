@@ -12,7 +12,7 @@ import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { Coordinates } from "./places.ts";
 import { arr, obj, str } from "./read.ts";
-import { type Matrix, type Mode, meters, type Route, type RouteStep, readMatrix } from "./routing.ts";
+import { type Matrix, type Mode, orZero, type Route, type RouteStep, readMatrix } from "./routing.ts";
 
 export const ORS_PROFILES: Record<Mode, string> = {
   driving: "driving-car",
@@ -71,8 +71,8 @@ function orsStep(value: unknown): RouteStep | undefined {
   const name = str(step.name);
   return {
     instruction: str(step.instruction) ?? "Continue",
-    distance_m: meters(step.distance),
-    duration_s: meters(step.duration),
+    distance_m: orZero(step.distance),
+    duration_s: orZero(step.duration),
     // ORS writes "-" for an unnamed way.
     ...(name !== undefined && name !== "-" ? { name } : {}),
   };
@@ -86,7 +86,7 @@ export function parseOrsDirections(status: number, body: unknown): Route[] {
     const route = obj(value) ?? {};
     const summary = obj(route.summary) ?? {};
     const steps = (arr(route.segments) ?? []).flatMap((segment) => (arr(obj(segment)?.steps) ?? []).map(orsStep).filter((s) => s !== undefined));
-    return { distance_m: meters(summary.distance), duration_s: meters(summary.duration), steps };
+    return { distance_m: orZero(summary.distance), duration_s: orZero(summary.duration), steps };
   });
 }
 

@@ -14,7 +14,7 @@ import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { Coordinates } from "./places.ts";
 import { arr, obj, str } from "./read.ts";
-import { type Matrix, meters, type Route, type RouteStep, readMatrix } from "./routing.ts";
+import { type Matrix, orZero, type Route, type RouteStep, readMatrix } from "./routing.ts";
 
 /** `lon,lat;lon,lat` as OSRM's path wants it (numbers as JavaScript prints them). */
 function coordinatePath(points: readonly Coordinates[]): string {
@@ -90,8 +90,8 @@ function osrmStep(value: unknown): RouteStep | undefined {
   const exit = typeof maneuver.exit === "number" ? maneuver.exit : undefined;
   return {
     instruction: osrmInstruction(str(maneuver.type), str(maneuver.modifier), name, exit),
-    distance_m: meters(step.distance),
-    duration_s: meters(step.duration),
+    distance_m: orZero(step.distance),
+    duration_s: orZero(step.duration),
     ...(name === undefined ? {} : { name }),
   };
 }
@@ -105,7 +105,7 @@ export function parseOsrmRoute(body: unknown): Route[] {
     const legs = (arr(route.legs) ?? []).map((leg) => obj(leg) ?? {});
     const steps = legs.flatMap((leg) => (arr(leg.steps) ?? []).map(osrmStep).filter((s) => s !== undefined));
     const summaries = legs.map((leg) => str(leg.summary)).filter((s) => s !== undefined);
-    return { distance_m: meters(route.distance), duration_s: meters(route.duration), steps, ...(summaries.length > 0 ? { summaries } : {}) };
+    return { distance_m: orZero(route.distance), duration_s: orZero(route.duration), steps, ...(summaries.length > 0 ? { summaries } : {}) };
   });
 }
 

@@ -119,12 +119,12 @@ export function readMatrix(value: unknown, n: number, factor: number, engine: st
     if (cells === undefined || cells.length !== n) throw new ApiError("provider_error", `${engine} answered a ${what} matrix of the wrong size.`);
     return cells.map((cell) => {
       const v = numeric(cell);
-      return v === undefined || cell === null ? null : v * factor;
+      return v === undefined ? null : v * factor;
     });
   });
 }
 
-/** A step's or route's number; an engine leaves zero values out (openrouteservice does). */
-export function meters(value: unknown): number {
+/** A step's or route's distance or duration; an engine leaves zero values out (openrouteservice does). */
+export function orZero(value: unknown): number {
   return numeric(value) ?? 0;
 }
