@@ -262,6 +262,12 @@ describe("navigation.matrix", () => {
     const details = await kit.action(record.record_id, "details");
     assert.equal(details.status, 400, JSON.stringify(details.body));
     assert.equal(details.body.error.code, "invalid_request");
+    const more = await kit.more(res.body.search_id);
+    assert.equal(more.status, 400);
+    assert.match(more.body.error.violations[0].message, /single result; more is not offered/);
+    const update = await kit.update(res.body.search_id, { mode: "walking" });
+    assert.equal(update.status, 400);
+    assert.match(update.body.error.violations[0].message, /does not offer update/);
   });
 
   test("the OSRM fallback's table: durations in minutes, distances null where its answer has none, and the demo note", async () => {
