@@ -53,6 +53,32 @@ const MORE_BODIES: Record<string, object[]> = {
     { text: "bible", query: "God so loved", reference: "John 3" },
     { text: "quran", query: "merciful", reference: "1:1" },
   ],
+  "social.search": [
+    { platform: "forum", query: "watchful", kind: "profiles" },
+    { platform: "microblog", query: "open data", num: 25 },
+  ],
+  // openrouteservice has no recorded walking answers: the OSRM fallback's records.
+  "navigation.route": [
+    {
+      origin: { lat: 52.517037, lon: 13.38886 },
+      destination: { lat: 52.523219, lon: 13.428555 },
+      waypoints: [{ lat: 52.529407, lon: 13.397634 }],
+      mode: "walking",
+    },
+  ],
+  "navigation.matrix": [
+    {
+      locations: [
+        { lat: 42.004088575972, lon: 21.0566163803209 },
+        { lat: 42.0094518118189, lon: 21.3856064050746 },
+        { lat: 41.5286973392856, lon: 20.9574645547597 },
+        { lat: 41.0691482795275, lon: 21.1477394809847 },
+        { lat: 41.3532256406286, lon: 21.5506463080973 },
+      ],
+      mode: "walking",
+    },
+  ],
+  "weather.forecast": [{ coordinates: { lat: 52.27, lon: 6.89 }, units: "imperial" }],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

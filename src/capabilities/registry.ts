@@ -14,7 +14,11 @@ import { recipesSearch } from "./recipes-search/capability.ts";
 import { shoppingSearch } from "./shopping-search/capability.ts";
 import { trendsSearch } from "./trends-search/capability.ts";
 import { scriptureSearch } from "./scripture-search/capability.ts";
+import { navigationMatrix } from "./navigation-matrix/capability.ts";
+import { navigationRoute } from "./navigation-route/capability.ts";
+import { socialSearch } from "./social-search/capability.ts";
 import type { Capability } from "./types.ts";
+import { weatherForecast } from "./weather-forecast/capability.ts";
 
 export const capabilities = {
   "academic.search": academicSearch,
@@ -28,6 +32,10 @@ export const capabilities = {
   "shopping.search": shoppingSearch,
   "realestate.search": realestateSearch,
   "scripture.search": scriptureSearch,
+  "social.search": socialSearch,
+  "weather.forecast": weatherForecast,
+  "navigation.route": navigationRoute,
+  "navigation.matrix": navigationMatrix,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -120,6 +120,47 @@ export const PROVIDERS = {
     title: "quran.com API v4",
     hosts: { default: { baseUrlVar: "QURAN_BASE_URL", defaultBaseUrl: "https://api.quran.com/api/v4" } },
   },
+  twitterapi: {
+    id: "twitterapi",
+    title: "twitterapi.io",
+    hosts: { default: { baseUrlVar: "TWITTERAPI_BASE_URL", defaultBaseUrl: "https://api.twitterapi.io" } },
+    keyVar: "TWITTERAPI_API_KEY",
+    keyPlacement: { in: "header", name: "X-API-Key" },
+  },
+  reddit: {
+    id: "reddit",
+    title: "Reddit",
+    hosts: { default: { baseUrlVar: "REDDIT_BASE_URL", defaultBaseUrl: "https://www.reddit.com" } },
+  },
+  openmeteo: {
+    id: "openmeteo",
+    title: "Open-Meteo",
+    hosts: {
+      default: { baseUrlVar: "OPENMETEO_BASE_URL", defaultBaseUrl: "https://api.open-meteo.com" },
+      geocoding: { baseUrlVar: "OPENMETEO_GEOCODING_BASE_URL", defaultBaseUrl: "https://geocoding-api.open-meteo.com" },
+    },
+  },
+  ors: {
+    id: "ors",
+    title: "openrouteservice",
+    hosts: { default: { baseUrlVar: "ORS_BASE_URL", defaultBaseUrl: "https://api.openrouteservice.org" } },
+    keyVar: "ORS_API_KEY",
+    keyPlacement: { in: "header", name: "Authorization" },
+  },
+  osrm: {
+    id: "osrm",
+    title: "OSRM public demo server",
+    hosts: { default: { baseUrlVar: "OSRM_BASE_URL", defaultBaseUrl: "https://router.project-osrm.org" } },
+    // The demo server's usage policy: at most one request a second.
+    minIntervalMs: 1000,
+  },
+  nominatim: {
+    id: "nominatim",
+    title: "Nominatim",
+    hosts: { default: { baseUrlVar: "NOMINATIM_BASE_URL", defaultBaseUrl: "https://nominatim.openstreetmap.org" } },
+    // Nominatim's usage policy: a descriptive User-Agent (the client's) and at most one request a second.
+    minIntervalMs: 1000,
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;

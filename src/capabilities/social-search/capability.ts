@@ -1,0 +1,217 @@
+/**
+ * social.search (spec 4.6): posts or profiles from a microblog (twitterapi.io, `TWITTERAPI_API_KEY`,
+ * $0.00015 per post returned) or a forum (Reddit, keyless, free), chosen by `platform`. Token paging;
+ * `update` re-runs with merged params; `details` is fetched on the first call and cached (microblog
+ * billed per post, forum free). Without `TWITTERAPI_API_KEY` only `platform: microblog` is
+ * unavailable (503 naming the variable); the forum keeps working.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { ApiError, invalidRequest } from "../../errors.ts";
+import { free } from "../framework/costs.ts";
+import { defineCapability, type RecordView } from "../framework/define.ts";
+import { num, oneOfOr, text } from "../framework/fields.ts";
+import type { CapabilityContext, JsonValue, RecordDraft, SourcePage } from "../types.ts";
+import {
+  redditPage,
+  redditPostDetail,
+  redditUserDetail,
+  REDDIT_REFUSAL_HINT,
+  toRedditPostRequest,
+  toRedditSearchRequest,
+  toRedditUserRequest,
+} from "./reddit.ts";
+import { PLATFORMS, SOCIAL_KINDS } from "./social-query.ts";
+import {
+  MAX_FETCHES,
+  parseMicroblogCursor,
+  parseTwitterSearch,
+  toTweetRequest,
+  toTwitterSearchRequest,
+  toUserInfoRequest,
+  tweetDetail,
+  twitterRecords,
+  userDetail,
+} from "./twitterapi.ts";
+
+export const socialSearchSchema = Type.Object(
+  {
+    platform: Type.Unsafe<(typeof PLATFORMS)[number]>({
+      type: "string",
+      enum: [...PLATFORMS],
+      description: "`microblog` (short public posts; billed per post) or `forum` (community threads; free).",
+    }),
+    query: text(1, 300, "Words to search for (the platform's own search syntax works, e.g. from:name on the microblog)."),
+    kind: oneOfOr(SOCIAL_KINDS, "posts", "`posts` or `profiles` (accounts)."),
+    num: num(25, 10),
+  },
+  { additionalProperties: false },
+);
+
+export type SocialSearchQuery = Static<typeof socialSearchSchema>;
+
+/** USD per microblog post (or profile) returned, and per microblog detail. */
+export const MICROBLOG_ITEM_USD = 0.00015;
+
+/** A microblog slice: `num` items from up to MAX_FETCHES provider pages (twitterapi.ts, header). */
+async function microblogSlice(ctx: CapabilityContext<unknown>, query: SocialSearchQuery, cursor: JsonValue): Promise<SourcePage> {
+  let { cursor: at, skip } = parseMicroblogCursor(cursor);
+  const records: RecordDraft[] = [];
+  for (let fetches = 0; fetches < MAX_FETCHES; fetches++) {
+    const response = await ctx.upstream.send<unknown>(toTwitterSearchRequest(query.kind, query.query, at), ctx.signal);
+    const page = parseTwitterSearch(response.status, response.body, query.kind);
+    const fresh = twitterRecords(page.items, query.kind).slice(skip);
+    const room = query.num - records.length;
+    if (fresh.length > room) {
+      records.push(...fresh.slice(0, room));
+      return { records, next: { cursor: at, skip: skip + room } };
+    }
+    records.push(...fresh);
+    if (page.next === null) return { records, next: null };
+    at = page.next;
+    skip = 0;
+    if (records.length === query.num) break;
+  }
+  return { records, next: { cursor: at, skip: 0 } };
+}
+
+/** Reddit's own refusals keep their hint; a rate limit (429, reported by the client) gains it. */
+async function fromReddit<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "provider_error" && error.hint !== REDDIT_REFUSAL_HINT && /429|rate limit/i.test(error.message)) {
+      throw new ApiError("provider_error", error.message, {
+        hint: REDDIT_REFUSAL_HINT,
+        cause: error,
+        ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+      });
+    }
+    throw error;
+  }
+}
+
+/** The stored id a record action needs; `invalidRequest` at `/record_id` when the record has none. */
+function refOf(record: RecordView<SocialSearchQuery>, key: "id" | "userName" | "name"): { kind: string; value: string } {
+  const kind = record.ref?.kind;
+  const value = record.ref?.[key];
+  if ((kind !== "post" && kind !== "profile") || typeof value !== "string" || value === "") {
+    throw invalidRequest([{ path: "/record_id", message: "This record carries no stored post or profile id, so details cannot be fetched." }]);
+  }
+  return { kind, value };
+}
+
+const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
+
+export const socialSearch = defineCapability({
+  id: "social.search",
+  title: "Social posts and profiles",
+  summary: "Public posts or profiles from a microblog or a discussion forum, with engagement counts.",
+  description:
+    "Searches `platform: microblog` (twitterapi.io; needs TWITTERAPI_API_KEY in the deployment; $0.00015 " +
+    "per post or profile returned, credits rounded up per call and reserved for `num`) or `platform: " +
+    "forum` (Reddit's public search; free) for `kind: posts` (default) or `profiles`. Records carry " +
+    "`platform` and `kind` (`post` or `profile`) always, and when the source has them `author` (handle), " +
+    "`author_name`, `created_at` (ISO 8601), `likes`, `reposts`, `replies`, `views`; profiles `followers`, " +
+    "`following`, `posts`, `verified`, `location`; forum records `subreddit`, `score`, `comments`, " +
+    "`link_url` (the page a link post points to), `subscribers` (the community's) and `karma` (profiles). " +
+    "Token paging: `more` continues where the last page stopped. `update` re-runs with merged params " +
+    "(billed like a search). `details` fetches the full post with engagement now, or the profile, on the " +
+    "first call and caches it: microblog $0.00015 (1 credit), forum free. Reddit refuses many requests " +
+    "from datacenter networks; that is 502 provider_error with a hint, never an empty page.",
+  topic: "media and entertainment",
+  schema: socialSearchSchema,
+  recordKeys: Type.Object({
+    platform: Type.String({ enum: [...PLATFORMS] }),
+    kind: Type.String({ enum: ["post", "profile"] }),
+    author: Type.Optional(Type.String({ description: "The author's handle (posts) or the account's (profiles)." })),
+    author_name: Type.Optional(Type.String({ description: "Display name." })),
+    created_at: Type.Optional(Type.String({ description: "When posted or when the account was created, ISO 8601." })),
+    likes: count("Likes (microblog)."),
+    reposts: count("Reposts (microblog)."),
+    replies: count("Replies (microblog)."),
+    views: count("Views (microblog)."),
+    followers: count("Profiles: followers."),
+    following: count("Profiles: accounts followed (microblog)."),
+    posts: count("Profiles: posts written (microblog)."),
+    verified: Type.Optional(Type.Boolean({ description: "Profiles: the platform's verification mark." })),
+    location: Type.Optional(Type.String({ description: "Profiles: location as the account states it (microblog)." })),
+    subreddit: Type.Optional(Type.String({ description: "Forum posts: the community." })),
+    score: Type.Optional(Type.Integer({ description: "Forum posts: net votes." })),
+    comments: count("Forum posts: comments."),
+    link_url: Type.Optional(Type.String({ description: "Forum link posts: the page linked." })),
+    subscribers: count("Forum posts: members of the community."),
+    karma: Type.Optional(Type.Integer({ description: "Forum profiles: karma." })),
+  }),
+  paging: "token",
+  deadlineMs: 15_000,
+  cost: {
+    perItem: MICROBLOG_ITEM_USD,
+    maxItems: (q) => q.num,
+    basis:
+      "microblog: $0.00015 per post or profile returned (twitterapi.io's price per post), credits rounded up " +
+      "per call (10 posts = 2 credits), `num` posts reserved; `details` 1 credit on the first call, then " +
+      "cached and free. forum (Reddit): free, details included.",
+  },
+  variants: {
+    field: "platform",
+    options: {
+      microblog: {
+        requiredKeys: ["TWITTERAPI_API_KEY"],
+        sources: [{ id: "twitterapi", title: "twitterapi.io", search: microblogSlice }],
+        actions: {
+          details: {
+            cost: { perCall: MICROBLOG_ITEM_USD },
+            async run(ctx, record) {
+              const { kind, value } = refOf(record, record.ref?.kind === "profile" ? "userName" : "id");
+              if (kind === "post") {
+                const response = await ctx.upstream.send<unknown>(toTweetRequest(value), ctx.signal);
+                return tweetDetail(response.status, response.body, value);
+              }
+              const response = await ctx.upstream.send<unknown>(toUserInfoRequest(value), ctx.signal);
+              return userDetail(response.status, response.body, value);
+            },
+          },
+        },
+      },
+      forum: {
+        cost: free("Free: Reddit's public search."),
+        sources: [
+          {
+            id: "reddit",
+            title: "Reddit",
+            async search(ctx, query, cursor) {
+              const after = typeof cursor === "string" ? cursor : null;
+              const response = await fromReddit(() => ctx.upstream.send<string>(toRedditSearchRequest(query.kind, query.query, query.num, after), ctx.signal));
+              return redditPage(response.status, response.body, query.kind);
+            },
+          },
+        ],
+        actions: {
+          details: {
+            async run(ctx, record) {
+              const { kind, value } = refOf(record, "name");
+              const request = kind === "post" ? toRedditPostRequest(value) : toRedditUserRequest(value);
+              const response = await fromReddit(() => ctx.upstream.send<string>(request, ctx.signal));
+              return kind === "post" ? redditPostDetail(response.status, response.body, value) : redditUserDetail(response.status, response.body, value);
+            },
+          },
+        },
+      },
+    },
+  },
+  update: { example: { title: "Profiles instead of posts", params: { kind: "profiles" } } },
+  actions: {
+    details: {
+      description:
+        "The full post with its engagement now, or the profile: fetched on the first call, then cached (free). " +
+        "Microblog: $0.00015 (1 credit) the first time; forum: free.",
+      mode: "fetched",
+    },
+  },
+  // twitterapi.io answers are built from its documented examples; the Reddit listing is recorded.
+  examples: [
+    { title: "Microblog posts about open data, two at a time", body: { platform: "microblog", query: "open data", num: 2 } },
+    { title: "Forum threads about pop music", body: { platform: "forum", query: "pop" } },
+    { title: "Microblog accounts about open data", body: { platform: "microblog", query: "open data", kind: "profiles" } },
+  ],
+});
