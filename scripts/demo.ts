@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { AccountService } from "../src/accounts/accounts.ts";
-import type { Plan } from "../src/config.ts";
+import { DEFAULT_PLANS, type Plan } from "../src/config.ts";
 import { registry } from "../src/capabilities/registry.ts";
 import type { JsonObject } from "../src/capabilities/types.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
@@ -20,7 +20,17 @@ import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
 import { simulatedSharpenEnv, startModelSimulator } from "../src/sharpen/model-simulator.ts";
 
-const DEMO_PLAN = "pro";
+const DEMO_PLAN = "demo";
+
+/**
+ * The plans of a demo whose environment names none: the built-in ones plus "demo", Pro's entitlement
+ * with room for `--check`, which calls every capability's inspect, examples and follow-ups in a
+ * minute or two (some 200 calls: past Pro's 60 a minute).
+ */
+const DEMO_PLANS: Plan[] = [
+  ...DEFAULT_PLANS,
+  { ...DEFAULT_PLANS.find((p) => p.id === "pro")!, id: "demo", name: "Demo", credits: 100_000, rateLimitPerMinute: 1_200 },
+];
 
 const HELP = `Usage: npm run demo [-- --check]
 
@@ -61,7 +71,7 @@ interface Demo {
   stop(): Promise<void>;
 }
 
-/** The demo plan (`pro` by default; the plan with the most credits if plans are customised). */
+/** The demo plan (`demo` by default; the plan with the most credits if plans are customised). */
 function demoPlan(plans: Plan[]): Plan {
   return plans.find((p) => p.id === DEMO_PLAN) ?? [...plans].sort((a, b) => b.credits - a.credits)[0]!;
 }
@@ -106,6 +116,7 @@ async function startDemo(): Promise<Demo> {
       ...replayEnvironment(replay.url),
       ...(typeof reviewer === "string" ? {} : reviewer.env),
       QUARRY_DEMO: "1",
+      ...(process.env.QUARRY_PLANS || process.env.QUARRY_PLANS_FILE ? {} : { QUARRY_PLANS: JSON.stringify(DEMO_PLANS) }),
       DATA_DIR: dataDir,
       PORT: process.env.PORT ?? "8080",
       HOST: "127.0.0.1",

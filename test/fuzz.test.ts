@@ -172,9 +172,11 @@ function ruleProblems(ep: { kind: Kind; capability?: string }, body: Record<stri
   if (ep.capability === "recipes.search") {
     return RECIPE_SELECTORS.filter((s) => present(body, s)).length === 1 ? [] : [""];
   }
-  // A capability added later: its own rules are the only statement of them.
-  const rules = ep.capability ? registry[ep.capability]?.checkRules : undefined;
-  return rules ? rules(body as never).map((v) => v.path) : [];
+  // A capability added later: its own rules are the only statement of them (update-only fields included).
+  const cap = ep.capability ? registry[ep.capability] : undefined;
+  if (!cap) return [];
+  const updateOnly = cap.updateOnly.filter((f) => present(body, f)).map((f) => `/${f}`);
+  return [...updateOnly, ...cap.checkRules(body as never).map((v) => v.path)];
 }
 
 const allowed5xx = (kind: Kind) => (kind === "sharpen" ? SHARPEN_5XX : PROVIDER_5XX);
@@ -463,7 +465,8 @@ async function restCase(ep: Endpoint, p: Payload): Promise<string[]> {
       `${where}: x-request-id differs from the envelope's requestId`,
     );
   }
-  const code = judge(verdict, ok, a.status, a.json, view.root, where, allowed5xx(ep.kind));
+  const checked = (ep.capability ? registry[ep.capability]?.sourceChecked : undefined) ?? [];
+  const code = judge(verdict, ok, a.status, a.json, view.root, where, allowed5xx(ep.kind), checked.map((f) => `/${f}`));
   if (mustBeUnknown(ep.kind, verdict, view.root)) checkUnknown(ok, code, where);
   return [verdict, code];
 }
@@ -642,7 +645,9 @@ async function mcpCase(tool: string, sentArgs: unknown, label: string): Promise<
     return [verdict, "ok"];
   }
   const kind: Kind = tool === "sharpen" ? "sharpen" : tool === "follow_up" ? "follow-up" : "execute";
-  const code = judge(verdict, !isError, null, content, root, where, allowed5xx(kind));
+  const capability = tool === "execute" && isRecord(root) && typeof root.capability === "string" ? registry[root.capability] : undefined;
+  const checked = (capability?.sourceChecked ?? []).map((f) => `/params/${f}`);
+  const code = judge(verdict, !isError, null, content, root, where, allowed5xx(kind), checked);
   if (mustBeUnknown(kind, verdict, root)) checkUnknown(!isError, code, where);
   return [verdict, code];
 }

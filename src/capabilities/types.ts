@@ -178,6 +178,12 @@ export interface Capability {
   updateRule?: string;
   /** Fields accepted only in `update` params (refused at execute). */
   updateOnly: readonly string[];
+  /**
+   * Top-level fields whose values only the source can check (a place name that must geocode, a
+   * reference that must exist): a valid body may still be refused `400` at these fields, after a
+   * provider call, with nothing charged. Said in inspect's description; the fuzzer allows exactly this.
+   */
+  sourceChecked: readonly string[];
   /** Worst-case credits of one search call (reserved before it). */
   maxCredits(query: JsonObject): number;
   /** Results per page (`num`), used by local paging. */

@@ -105,10 +105,14 @@ export class CatalogService {
     for (const a of Object.values(cap.actions)) {
       followUps.push({ action: a.name, scope: "record", description: a.description });
     }
+    const checked = cap.sourceChecked.map((f) => `\`${f}\``).join(", ");
     return {
       id: cap.id,
       title: cap.title,
-      description: cap.description,
+      description:
+        checked === ""
+          ? cap.description
+          : `${cap.description} Checked by the source: ${checked} (a value the source cannot resolve is refused 400 at its field, nothing charged).`,
       available: missing === undefined,
       ...(reason ? { unavailable_reason: reason } : {}),
       execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.publishedSchema },

@@ -33,6 +33,10 @@ const KNOWN = new Set([
   "anyOf",
   "oneOf",
   "allOf",
+  "not",
+  "dependentRequired",
+  // OpenAPI's tagged-union hint: validation is the oneOf's.
+  "discriminator",
   "minimum",
   "maximum",
   "exclusiveMinimum",
@@ -184,6 +188,12 @@ export function schemaProblems(schema: JsonSchema, value: unknown, resolve: Reso
   }
   if (Array.isArray(s.allOf))
     for (const b of s.allOf) out.push(...schemaProblems(b as JsonSchema, value, resolve, at));
+  if (isRecord(s.not) && schemaProblems(s.not as JsonSchema, value, resolve, at).length === 0) out.push(at);
+  if (isRecord(s.dependentRequired) && isRecord(value)) {
+    for (const [k, deps] of Object.entries(s.dependentRequired)) {
+      if (Object.hasOwn(value, k) && Array.isArray(deps) && deps.some((d) => !Object.hasOwn(value, d as string))) out.push(pointerJoin(at, k));
+    }
+  }
   if (typeof value === "string") {
     const n = codePoints(value);
     const min = num(s, "minLength");

@@ -195,6 +195,11 @@ export function judge(
   root: unknown,
   where: string,
   allowed5xx: ReadonlySet<string>,
+  /**
+   * Pointers (with what is under them) of fields only the source can check (Capability.sourceChecked):
+   * a valid body may be refused 400 there, and only there.
+   */
+  sourceChecked: readonly string[] = [],
 ): string {
   if (ok) {
     assert.notEqual(verdict, "invalid", `${where}: an invalid body was accepted: ${preview(json)}`);
@@ -214,7 +219,13 @@ export function judge(
   } else if (verdict === "invalid") {
     assert.equal(code, "invalid_request", `${where}: an invalid body answered ${code}: ${preview(json)}`);
   } else if (verdict === "valid") {
-    assert.fail(`${where}: a valid body was refused with ${code}: ${preview(json)}`);
+    const atChecked =
+      code === "invalid_request" &&
+      sourceChecked.length > 0 &&
+      Array.isArray(violations) &&
+      violations.length > 0 &&
+      violations.every((v) => isRecord(v) && typeof v.path === "string" && sourceChecked.some((p) => v.path === p || (v.path as string).startsWith(`${p}/`)));
+    if (!atChecked) assert.fail(`${where}: a valid body was refused with ${code}: ${preview(json)}`);
   }
   if (code === "invalid_request") checkViolations(violations, root, where);
   return code;

@@ -117,6 +117,8 @@ export interface CapabilityDecl<S extends TObject, Settings = undefined> {
   update?: UpdateDecl<Static<S>>;
   /** Fields accepted only in `update` params. */
   updateOnly?: readonly string[];
+  /** Top-level fields only the source can check (a valid value may still be refused 400 there after a provider call). */
+  sourceChecked?: readonly string[];
   actions: Readonly<Record<string, ActionDecl<Static<S>, Settings>>>;
   /** A stored record's detail mapped from its page's source text (pure, free). */
   detailFromSource?(source: string, record: RecordView<Static<S>>): { detail: JsonObject; links: Link[] } | null;
@@ -241,6 +243,7 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
     offersUpdate: update !== undefined,
     ...(update?.rule === undefined ? {} : { updateRule: update.rule }),
     updateOnly: decl.updateOnly ?? [],
+    sourceChecked: decl.sourceChecked ?? [],
     maxCredits: (query) => worstCredits(costOf(query), asQuery<S>(query)),
     pageSize: (query) => (decl.pageSize ? decl.pageSize(asQuery<S>(query)) : typeof query.num === "number" ? query.num : 1),
     checkRules(query, sent, session) {

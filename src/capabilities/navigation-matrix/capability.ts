@@ -53,6 +53,7 @@ export const navigationMatrix = defineCapability({
     "Single result; no record actions; no update. Free.",
   topic: "travel and places",
   schema: navigationMatrixSchema,
+  sourceChecked: ["locations"],
   recordKeys: Type.Object({
     locations: Type.Array(Type.String(), { description: "The places in matrix order: the caller's name, or lat,lon." }),
     durations_min: cells("Travel time in minutes from row to column; null where there is no route."),

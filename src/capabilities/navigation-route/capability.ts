@@ -68,6 +68,7 @@ export const navigationRoute = defineCapability({
     "list of steps (instruction, distance_m, duration_s, road name), free.",
   topic: "travel and places",
   schema: navigationRouteSchema,
+  sourceChecked: ["origin", "destination", "waypoints"],
   recordKeys: Type.Object({
     distance_km: Type.Number({ minimum: 0, description: "Route length in kilometres." }),
     duration_min: Type.Number({ minimum: 0, description: "Travel time in minutes, as the engine estimates it." }),

@@ -32,6 +32,7 @@ export const scriptureSearch = defineCapability({
     "`details` returns the whole surrounding chapter (free, cached after the first call).",
   topic: "research and reading",
   schema: scriptureSearchSchema,
+  sourceChecked: ["reference"],
   recordKeys: scriptureRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,

@@ -89,6 +89,7 @@ export const weatherForecast = defineCapability({
     "words), free. Single result: no `more`, no `update` (execute again to change it). Free.",
   topic: "travel and places",
   schema: weatherForecastSchema,
+  sourceChecked: ["location"],
   recordKeys: Type.Object({
     location: Type.Object(
       {
