@@ -244,7 +244,9 @@ export function sumAtMost(
         total += typeof t === "string" ? (typeof v === "number" ? v : 0) : Array.isArray(v) ? v.length : 0;
       }
       if (total <= limit) return [];
-      return [{ path: pathPointer(pointAt(input, paths)), message: `${what} is ${total}; at most ${limit} allowed.` }];
+      // The terms first; in an update that sent none of them, the field that chose the limit.
+      const candidates = options.otherwise ? [...paths, options.otherwise.when.field] : paths;
+      return [{ path: pathPointer(pointAt(input, candidates)), message: `${what} is ${total}; at most ${limit} allowed.` }];
     },
   };
 }
