@@ -4,6 +4,7 @@
  * entry's key is its capability's id. Only these appear in the catalog.
  */
 import { academicSearch } from "./academic-search/capability.ts";
+import { flightsSearch } from "./flights-search/capability.ts";
 import { hotelsSearch } from "./hotels-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
@@ -16,6 +17,7 @@ export const capabilities = {
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
   "hotels.search": hotelsSearch,
+  "flights.search": flightsSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
