@@ -136,8 +136,8 @@ test("booking options (documented example): both legs, one ticket or separate ti
   assert.equal(options[0]?.price, 920);
   assert.deepEqual(options[0]?.booking_request, { url: "https://www.google.com/travel/clk/f", post_data: "u=documented-example-post-data" });
   assert.equal(options[2]?.separate_tickets, true);
-  assert.equal((options[2]?.departing as JsonObject).book_with, "United");
-  assert.equal((options[2]?.returning as JsonObject).price, 455);
+  assert.equal((options[2]!.departing as JsonObject).book_with, "United");
+  assert.equal((options[2]!.returning as JsonObject).price, 455);
   assert.deepEqual(d.baggage_prices, { together: ["1 free carry-on", "1st checked bag: 75 USD"] });
   assert.equal(links[0]?.label, "Google Flights");
   const none = toBookingDetail(200, { search_metadata: { status: "Success" }, error: "Google Flights hasn't returned any results for this query." }, ROUND);
