@@ -8,6 +8,7 @@ import { flightsSearch } from "./flights-search/capability.ts";
 import { hotelsSearch } from "./hotels-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { placesSearch } from "./places-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import type { Capability } from "./types.ts";
 
@@ -18,6 +19,7 @@ export const capabilities = {
   "markets.quote": marketsQuote,
   "hotels.search": hotelsSearch,
   "flights.search": flightsSearch,
+  "places.search": placesSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
