@@ -89,7 +89,7 @@ test("filters: radius (coordinates required), min_rating, open_now; an empty pag
   const rated = toPage(200, local(), { ...Q, min_rating: 4.6, num: 20 }, cursorOf(null), NOW);
   assert.deepEqual(rated.records.map((r) => r.summary.rating), [4.8, 4.6, 4.6, 4.8]);
   const body = local();
-  (body.local_results as JsonObject[]).forEach((r) => delete r.gps_coordinates);
+  for (const r of body.local_results as JsonObject[]) delete r.gps_coordinates;
   const none = toPage(200, body, { ...Q, radius_m: 50000 }, cursorOf(null), NOW);
   assert.equal(none.records.length, 0, "places without coordinates are left out with a radius");
   assert.equal(cursorOf(none.next).start, 20, "has_more stays true");
@@ -119,12 +119,12 @@ test("search through the source: a provider page is charged once; its pending pl
   assert.equal(second.records.length, 10);
   const third = await placesSearch.search(ctx, { ...Q }, second.next);
   assert.equal(third.credits, 4);
-  assert.equal((requests[1]?.query as Record<string, unknown>).start, 20);
+  assert.equal((requests[1]!.query as Record<string, unknown>).start, 20);
 });
 
 test("details: by place id (or data id and coordinates), mapped to contacts, hours, location, amenities", () => {
   assert.deepEqual(detailRequest(Q, { place_id: "P" })?.query, { engine: "google_maps", place_id: "P", hl: "en", gl: undefined });
-  assert.equal((detailRequest(Q, { data_id: "0x1:0x2", lat: 1.5, lon: 2 })?.query as Record<string, unknown>).data, "!4m5!3m4!1s0x1:0x2!8m2!3d1.5!4d2");
+  assert.equal((detailRequest(Q, { data_id: "0x1:0x2", lat: 1.5, lon: 2 })!.query as Record<string, unknown>).data, "!4m5!3m4!1s0x1:0x2!8m2!3d1.5!4d2");
   assert.equal(detailRequest(Q, { data_id: "0x1:0x2" }), undefined);
   const { detail, links } = toDetail(200, place(), NOW);
   const d = detail as JsonObject;
