@@ -10,6 +10,7 @@ import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { placesSearch } from "./places-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { transitRoutes } from "./transit-routes/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -20,6 +21,7 @@ export const capabilities = {
   "hotels.search": hotelsSearch,
   "flights.search": flightsSearch,
   "places.search": placesSearch,
+  "transit.routes": transitRoutes,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
