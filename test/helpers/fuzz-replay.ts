@@ -58,6 +58,20 @@ const CATCH_ALL: CatchAll[] = [
     query: { engine: "google_finance", q: ANY },
     file: "quote.json",
   },
+  { folder: "serpapi-google_hotels", path: "/search.json", query: { engine: "google_hotels", q: ANY }, file: "search_hotels.json" },
+  // Return flights (booking tokens, a departure_token echoed) answer one-way, outbound and return searches alike.
+  {
+    folder: "serpapi-google_flights",
+    path: "/search.json",
+    query: { engine: "google_flights", departure_id: ANY },
+    file: "return_flights_by_departure_token.json",
+  },
+  {
+    folder: "serpapi-google_maps",
+    path: "/search.json",
+    query: { engine: "google_maps", type: "search", q: ANY },
+    file: "search_local_results.json",
+  },
 ];
 
 /** Build the wildcard fixtures dir; returns it and a cleanup. */

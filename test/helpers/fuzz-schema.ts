@@ -43,6 +43,10 @@ const KNOWN = new Set([
   "maxItems",
   "uniqueItems",
   "$ref",
+  // What the capability framework publishes for its rules (rules.ts) and tagged unions (fields.ts).
+  "not",
+  "dependentRequired",
+  "discriminator",
 ]);
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -184,6 +188,15 @@ export function schemaProblems(schema: JsonSchema, value: unknown, resolve: Reso
   }
   if (Array.isArray(s.allOf))
     for (const b of s.allOf) out.push(...schemaProblems(b as JsonSchema, value, resolve, at));
+  if (isRecord(s.not) && schemaProblems(s.not as JsonSchema, value, resolve, at).length === 0) out.push(at);
+  // `discriminator` only names the tag of a `oneOf` whose branches the tag's `const` tells apart.
+  if (isRecord(s.dependentRequired) && isRecord(value)) {
+    for (const [k, deps] of Object.entries(s.dependentRequired)) {
+      if (Object.hasOwn(value, k) && Array.isArray(deps) && deps.some((d) => !Object.hasOwn(value, d as string))) {
+        out.push(pointerJoin(at, k));
+      }
+    }
+  }
   if (typeof value === "string") {
     const n = codePoints(value);
     const min = num(s, "minLength");

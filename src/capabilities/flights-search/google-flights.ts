@@ -60,10 +60,10 @@ export function toPage(status: number, body: unknown, query: FlightsSearchQuery)
   const { root, noResults } = readSerpApi(status, body);
   const step = stepOf(query);
   const echo = echoedParameters(root);
-  // Outbound options must never be shown as return flights (or the reverse): SerpApi echoes the
-  // departure_token of a return search; an echo naming another one (or none) is another search.
-  if (echo !== undefined && !noResults && str(echo.departure_token) !== query.departure_token) {
-    throw new ApiError("provider_error", "SerpApi answered a different search than the one asked: its echo names another departure_token.");
+  // Outbound options must never be shown as return flights: SerpApi echoes the departure_token of a
+  // return search, so an answer to one whose echo names no token is another search.
+  if (query.departure_token !== undefined && echo !== undefined && !noResults && str(echo.departure_token) === undefined) {
+    throw new ApiError("provider_error", "SerpApi answered a different search than the one asked: its echo names no departure_token.");
   }
   const currency = str(echo?.currency)?.toUpperCase() ?? query.currency.toUpperCase();
   const url = str(obj(root.search_metadata)?.google_flights_url);

@@ -196,7 +196,9 @@ test("schema and rules: bounds, occupancy limits and the vacation-rental rule at
   assert.deepEqual(ok({ ...base, adults: 6 }), []);
   assert.deepEqual(ok({ ...base, adults: 2, children_ages: [3, 4, 5, 6] }), []);
   const seven = ok({ ...base, adults: 3, children_ages: [3, 4, 5, 6] });
-  assert.deepEqual(seven.map((v) => v.path), ["/adults"]);
+  assert.deepEqual(seven.map((v) => v.path), ["/children_ages"], "the term adding the most");
+  // Adults left at their default (2): the pointer lands on the children the caller sent.
+  assert.deepEqual(at({ ...base, children_ages: [3, 4, 5, 6, 7] }), ["/children_ages"]);
   assert.match(seven[0]!.message, /guests .* is 7; at most 6 allowed/);
   assert.deepEqual(ok({ ...base, adults: 10, property_type: "vacation_rental" }), []);
   assert.deepEqual(at({ ...base, adults: 7 }), ["/adults"]);
