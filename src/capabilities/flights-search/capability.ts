@@ -11,6 +11,7 @@ import { defineCapability } from "../framework/define.ts";
 import { defaulted, isoDate, oneOf, text } from "../framework/fields.ts";
 import { range, requires, sumAtMost, validDate } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { currency } from "../shared/travel-fields.ts";
 import { bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
 import { SOURCE, toPage, toRequest } from "./google-flights.ts";
 
@@ -34,9 +35,7 @@ export const flightsSearchSchema = Type.Object(
     infants_on_lap: count(0, 8, 0, "Infants on a lap"),
     cabin: oneOf(["economy", "premium_economy", "business", "first"], "Cabin class; economy when omitted."),
     max_stops: Type.Optional(Type.Integer({ minimum: 0, maximum: 2, description: "Most stops per direction (0 = nonstop only)." })),
-    currency: defaulted(
-      Type.String({ minLength: 3, maxLength: 3, pattern: "^[A-Za-z]{3}$", default: "USD", description: "ISO 4217 currency of the prices (default USD)." }),
-    ),
+    currency: currency(),
   },
   { additionalProperties: false },
 );

@@ -10,6 +10,7 @@ import { defineCapability } from "../framework/define.ts";
 import { defaulted, oneOf, text } from "../framework/fields.ts";
 import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { currency } from "../shared/travel-fields.ts";
 import { OCCUPANCY_STATUSES } from "./occupancy.ts";
 import { detailRequest, toDetail } from "./property-details.ts";
 import { SOURCE, toPage, toRequest } from "./google-hotels.ts";
@@ -29,9 +30,7 @@ export const hotelsSearchSchema = Type.Object(
         description: "Age of each child (at most 5 children, each 1-17). Not accepted with `property_type: vacation_rental`.",
       }),
     ),
-    currency: defaulted(
-      Type.String({ minLength: 3, maxLength: 3, pattern: "^[A-Za-z]{3}$", default: "USD", description: "ISO 4217 currency of the prices (default USD)." }),
-    ),
+    currency: currency(),
     max_price: Type.Optional(Type.Number({ minimum: 0, description: "Highest price per night, in `currency`." })),
     min_rating: Type.Optional(Type.Number({ minimum: 0, maximum: 5, description: "Lowest guest rating (0-5)." })),
     amenities: Type.Optional(

@@ -10,21 +10,14 @@ import { defineCapability } from "../framework/define.ts";
 import { country, language, num, text } from "../framework/fields.ts";
 import { requires } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, SERPAPI_SEARCH_USD } from "../shared/serpapi.ts";
+import { latLon } from "../shared/travel-fields.ts";
 import { cursorOf, MAX_PROVIDER_PAGES, pendingSlice, SOURCE, toPage, toRequest } from "./google-maps.ts";
 import { detailRequest, type PlaceRef, toDetail } from "./place-details.ts";
 
 export const placesSearchSchema = Type.Object(
   {
     query: text(1, 300, "What to find, e.g. \"coffee\", \"pharmacy open late\", \"Louvre\".", { notBlank: true }),
-    location: Type.Optional(
-      Type.Object(
-        {
-          lat: Type.Number({ minimum: -90, maximum: 90, description: "Latitude, -90 to 90." }),
-          lon: Type.Number({ minimum: -180, maximum: 180, description: "Longitude, -180 to 180." }),
-        },
-        { additionalProperties: false, description: "Search around this point; records then carry `distance_m` from it." },
-      ),
-    ),
+    location: Type.Optional(latLon("Search around this point; records then carry `distance_m` from it.")),
     radius_m: Type.Optional(
       Type.Number({ minimum: 62, maximum: 50000, description: "Keep only places within this many metres of `location` (62-50000); requires `location`; places without coordinates are left out." }),
     ),

@@ -9,18 +9,11 @@ import { defineCapability } from "../framework/define.ts";
 import { country, language, num, oneOfOr, taggedUnion } from "../framework/fields.ts";
 import { notBlank } from "../framework/rules.ts";
 import { serpApiSearchCost } from "../shared/serpapi.ts";
+import { latLon } from "../shared/travel-fields.ts";
 import { REALTIME_STATUSES, REQUESTED_TIME_STATUSES, SOURCE, toPage, toRequest } from "./google-directions.ts";
 
-const coordinates = Type.Object(
-  {
-    lat: Type.Number({ minimum: -90, maximum: 90, description: "Latitude, -90 to 90." }),
-    lon: Type.Number({ minimum: -180, maximum: 180, description: "Longitude, -180 to 180." }),
-  },
-  { additionalProperties: false },
-);
-
 const point = (description: string) =>
-  Type.Union([Type.String({ maxLength: 300, description: "An address or place name (not blank)." }), coordinates], { description });
+  Type.Union([Type.String({ maxLength: 300, description: "An address or place name (not blank)." }), latLon()], { description });
 
 /** RFC 3339 with an explicit offset (Z or ±hh:mm), e.g. 2025-03-03T09:00:00-05:00. */
 const stamp = Type.String({
