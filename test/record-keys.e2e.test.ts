@@ -11,6 +11,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { registry } from "../src/capabilities/registry.ts";
 import { recordComponent } from "../src/http/openapi.ts";
+import { fixture } from "./helpers/capability-kit.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 
 let h: Harness;
@@ -79,6 +80,25 @@ const MORE_BODIES: Record<string, object[]> = {
     },
   ],
   "weather.forecast": [{ coordinates: { lat: 52.27, lon: 6.89 }, units: "imperial" }],
+  // Vacation rentals with an occupancy the source ignored in part (occupancy_note).
+  "hotels.search": [{ destination: "Lucknow", check_in: "2024-09-25", check_out: "2024-09-28", adults: 3, property_type: "vacation_rental" }],
+  // The return flights of the recorded outbound (booking tokens, needs_return_selection false).
+  "flights.search": [
+    {
+      origin: "SIN",
+      destination: "AUS",
+      departure_date: "2025-09-09",
+      return_date: "2025-09-19",
+      departure_token: (fixture("serpapi-google_flights", "return_flights_by_departure_token.json") as { search_parameters: { departure_token: string } })
+        .search_parameters.departure_token,
+    },
+  ],
+  // No location: no distance_m; a whole provider page at once.
+  "places.search": [{ query: "Coffee", language: "en", num: 20 }],
+  // Coordinates and a requested time (requested_time, requested_time_status unconfirmed).
+  "transit.routes": [
+    { origin: { lat: 40.758, lon: -73.9855 }, destination: { lat: 40.7061, lon: -73.9969 }, time: { mode: "depart_at", at: "2025-03-03T09:00:00-05:00" } },
+  ],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

@@ -17,6 +17,10 @@ import { scriptureSearch } from "./scripture-search/capability.ts";
 import { navigationMatrix } from "./navigation-matrix/capability.ts";
 import { navigationRoute } from "./navigation-route/capability.ts";
 import { socialSearch } from "./social-search/capability.ts";
+import { flightsSearch } from "./flights-search/capability.ts";
+import { hotelsSearch } from "./hotels-search/capability.ts";
+import { placesSearch } from "./places-search/capability.ts";
+import { transitRoutes } from "./transit-routes/capability.ts";
 import type { Capability } from "./types.ts";
 import { weatherForecast } from "./weather-forecast/capability.ts";
 
@@ -36,6 +40,10 @@ export const capabilities = {
   "weather.forecast": weatherForecast,
   "navigation.route": navigationRoute,
   "navigation.matrix": navigationMatrix,
+  "hotels.search": hotelsSearch,
+  "flights.search": flightsSearch,
+  "places.search": placesSearch,
+  "transit.routes": transitRoutes,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

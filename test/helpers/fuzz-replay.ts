@@ -69,6 +69,22 @@ const CATCH_ALL: CatchAll[] = [
   { capability: "scripture.search", folder: "quran", path: "/search", query: { q: ANY }, file: "search_v4_mercy_documented.json" },
   { capability: "scripture.search", folder: "quran", path: "/verses/by_key/{key}", query: { translations: ANY }, file: "verses_by_key_1_1_translation_131.json" },
   { capability: "scripture.search", folder: "quran", path: "/verses/by_chapter/{n}", query: { translations: ANY }, file: "verses_by_chapter_1_per_page_1_documented.json" },
+  { capability: "hotels.search", folder: "serpapi-google_hotels", path: "/search.json", query: { engine: "google_hotels", q: ANY }, file: "search_hotels.json" },
+  // Return flights (booking tokens, a departure_token echoed) answer one-way, outbound and return searches alike.
+  {
+    capability: "flights.search",
+    folder: "serpapi-google_flights",
+    path: "/search.json",
+    query: { engine: "google_flights", departure_id: ANY },
+    file: "return_flights_by_departure_token.json",
+  },
+  {
+    capability: "places.search",
+    folder: "serpapi-google_maps",
+    path: "/search.json",
+    query: { engine: "google_maps", type: "search", q: ANY },
+    file: "search_local_results.json",
+  },
 ];
 
 /** The capabilities the catch-all recordings answer whatever the (valid) query. */

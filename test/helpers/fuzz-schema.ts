@@ -47,6 +47,10 @@ const KNOWN = new Set([
   "maxItems",
   "uniqueItems",
   "$ref",
+  // What the capability framework publishes for its rules (rules.ts) and tagged unions (fields.ts).
+  "not",
+  "dependentRequired",
+  "discriminator",
 ]);
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

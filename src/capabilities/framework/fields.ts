@@ -2,7 +2,7 @@
  * Request-field builders for capability schemas, so the same bound reads the same everywhere:
  * TypeBox schemas (JSON Schema with static types), optional unless wrapped in `required`.
  */
-import { type TLiteral, type TObject, type TSchema, type TString, Type, type TUnion, type TUnsafe } from "@sinclair/typebox";
+import { type TObject, type TSchema, type TString, Type, type TUnion, type TUnsafe } from "@sinclair/typebox";
 import { NOT_BLANK_PATTERN } from "../../validation.ts";
 
 export { NOT_BLANK_PATTERN };
@@ -71,7 +71,7 @@ export function maybe<T extends TSchema>(schema: T) {
  * own branch only, so a body gets the errors of that branch and its defaults. A missing or unknown tag
  * is one violation naming the accepted values.
  */
-export function taggedUnion<const T extends TObject<Record<string, TSchema> & Record<string, TLiteral>>[]>(
+export function taggedUnion<const T extends TObject[]>(
   tag: string,
   branches: [...T],
   description: string,

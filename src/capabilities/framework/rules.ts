@@ -238,13 +238,18 @@ export function sumAtMost(
     text: `${what[0]!.toUpperCase()}${what.slice(1)} must be at most ${max}${options.otherwise ? ` (${options.otherwise.max} with ${conditionText(options.otherwise.when)})` : ""}.`,
     check(input) {
       const limit = options.otherwise && holds(input.query, options.otherwise.when) ? options.otherwise.max : max;
-      let total = 0;
-      for (const t of terms) {
+      const amounts = terms.map((t) => {
         const v = valueAt(input.query, typeof t === "string" ? t : t.length);
-        total += typeof t === "string" ? (typeof v === "number" ? v : 0) : Array.isArray(v) ? v.length : 0;
-      }
+        return typeof t === "string" ? (typeof v === "number" ? v : 0) : Array.isArray(v) ? v.length : 0;
+      });
+      const total = amounts.reduce((a, b) => a + b, 0);
       if (total <= limit) return [];
-      return [{ path: pathPointer(pointAt(input, paths)), message: `${what} is ${total}; at most ${limit} allowed.` }];
+      // The term that adds the most (a field the caller sent, not one left at its default, whenever
+      // the sum can only be passed that way); in an update, the largest term sent, else the field
+      // that chose the limit.
+      const byAmount = paths.map((p, i) => ({ p, n: amounts[i]! })).sort((a, b) => b.n - a.n).map((x) => x.p);
+      const candidates = options.otherwise ? [...byAmount, options.otherwise.when.field] : byAmount;
+      return [{ path: pathPointer(pointAt(input, candidates)), message: `${what} is ${total}; at most ${limit} allowed.` }];
     },
   };
 }

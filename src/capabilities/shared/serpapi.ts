@@ -117,3 +117,22 @@ export function cursorField(cursor: JsonValue, field: "token" | "start" | "page"
 export function objects(root: Obj, key: string): Obj[] {
   return (arr(root[key]) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
 }
+
+/**
+ * The query parameters of `serpapi_pagination.next` (a SerpApi URL: `start`, `ll`, `next_page_token`…),
+ * for engines whose next page needs more than one value from it; undefined when there is no next page.
+ */
+export function nextPageParams(root: Obj): URLSearchParams | undefined {
+  const next = str(obj(root.serpapi_pagination)?.next);
+  if (next === undefined) return undefined;
+  try {
+    return new URL(next).searchParams;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `search_parameters`: SerpApi's echo of the request it ran (what it applied), when the body has one. */
+export function echoedParameters(root: Obj): Obj | undefined {
+  return obj(root.search_parameters);
+}

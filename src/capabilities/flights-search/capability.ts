@@ -1,0 +1,141 @@
+/**
+ * flights.search (spec 4.6): flight itineraries from Google Flights through SerpApi's `google_flights`
+ * engine. Single result (one provider search, every option on one page), no update, 4 credits a
+ * search. `details` gives booking options (fetched, 4 credits, cached), except on an outbound option of
+ * a round trip, where it gives `return_search` at no charge: the search that lists that outbound's
+ * return flights, whose `details` give the booking options of both legs.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
+import { defineCapability } from "../framework/define.ts";
+import { defaulted, isoDate, oneOf, text } from "../framework/fields.ts";
+import { range, requires, sumAtMost, validDate } from "../framework/rules.ts";
+import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { currency } from "../shared/travel-fields.ts";
+import { bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
+import { SOURCE, toPage, toRequest } from "./google-flights.ts";
+
+const airport = (description: string) =>
+  Type.String({ minLength: 3, maxLength: 3, pattern: "^[A-Za-z]{3}$", description: `${description}: a 3-letter IATA airport code, e.g. SIN.` });
+const count = (min: number, max: number, fallback: number, description: string) =>
+  defaulted(Type.Integer({ minimum: min, maximum: max, default: fallback, description: `${description} (${min}-${max}, default ${fallback}).` }));
+
+export const flightsSearchSchema = Type.Object(
+  {
+    origin: airport("Departure airport"),
+    destination: airport("Arrival airport"),
+    departure_date: isoDate("Outbound date (YYYY-MM-DD)."),
+    return_date: Type.Optional(isoDate("Return date (YYYY-MM-DD), not before `departure_date`; omit for one-way.")),
+    departure_token: Type.Optional(
+      text(1, 16384, "The outbound selection token from `details` (`return_search.params`), sent with the original round-trip query to list return flights."),
+    ),
+    adults: count(1, 9, 1, "Adults"),
+    children: count(0, 8, 0, "Children (ages are not accepted)"),
+    infants_in_seat: count(0, 8, 0, "Infants in their own seat"),
+    infants_on_lap: count(0, 8, 0, "Infants on a lap"),
+    cabin: oneOf(["economy", "premium_economy", "business", "first"], "Cabin class; economy when omitted."),
+    max_stops: Type.Optional(Type.Integer({ minimum: 0, maximum: 2, description: "Most stops per direction (0 = nonstop only)." })),
+    currency: currency(),
+  },
+  { additionalProperties: false },
+);
+
+export type FlightsSearchQuery = Static<typeof flightsSearchSchema>;
+
+export const flightsSearch = defineCapability({
+  id: "flights.search",
+  title: "Flight search",
+  summary: "Flight itineraries from Google Flights with legs, price, duration, stops, emissions and booking options.",
+  description:
+    `Searches ${SOURCE} for flights from \`origin\` to \`destination\` on \`departure_date\` (add \`return_date\` ` +
+    "for a round trip). At most nine passengers in total (adults, children, infants in seat and on lap); child " +
+    "ages are not accepted. Every record carries `currency`, `requested_passengers` and its `legs` (airports, " +
+    "local times, airline, flight number), and when the source has them `price`, `total_duration`, `stops`, " +
+    "`layovers`, `departure`, `arrival`, `emissions_kg` and `needs_return_selection`. A round trip is chosen in " +
+    "two steps: the search lists outbound flights (`needs_return_selection: true`, prices for the round trip); " +
+    "`details` on one returns `return_search` {capability, params} at no charge; executing it (the original " +
+    "query plus `departure_token`) lists the return flights for that outbound, and `details` on the chosen return " +
+    "gives the booking options for both legs (4 credits, cached). On a one-way flight `details` gives its booking " +
+    "options directly. Single result: all options of a search come at once; `more` and `update` are not offered.",
+  topic: "travel and places",
+  schema: flightsSearchSchema,
+  recordKeys: Type.Object({
+    currency: Type.String({ description: "ISO 4217 code of `price`." }),
+    requested_passengers: Type.Object(
+      { adults: Type.Integer(), children: Type.Integer(), infants_in_seat: Type.Integer(), infants_on_lap: Type.Integer() },
+      { description: "The passengers the search asked for." },
+    ),
+    legs: Type.Array(Type.Object({}, { additionalProperties: true }), {
+      description: "Each flight: from, to, departs_at, arrives_at (local, YYYY-MM-DD HH:MM), duration_min, airline, flight_number…",
+    }),
+    price: Type.Optional(Type.Number({ description: "Price for all requested passengers (round trip on round-trip searches)." })),
+    total_duration: Type.Optional(Type.String({ description: "Total travel time, e.g. \"24 h 40 min\"." })),
+    stops: Type.Optional(Type.Integer({ minimum: 0 })),
+    layovers: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
+    departure: Type.Optional(Type.String({ description: "Local departure time of the first flight (YYYY-MM-DD HH:MM)." })),
+    arrival: Type.Optional(Type.String({ description: "Local arrival time of the last flight (YYYY-MM-DD HH:MM)." })),
+    emissions_kg: Type.Optional(Type.Number({ description: "Estimated CO2 emissions, kg." })),
+    needs_return_selection: Type.Optional(Type.Boolean({ description: "An outbound of a round trip: choose its return with `details` → `return_search`." })),
+  }),
+  paging: "single",
+  deadlineMs: 15_000,
+  cost: serpApiSearchCost(
+    "4 credits ($0.004) per SerpApi search, also when nothing is found (SerpApi bills empty searches); the " +
+      "return-flights search of a round trip is a search too. `details`: 4 credits the first time for booking " +
+      "options (then cached and free); free for an outbound selection, which answers `return_search` without a provider call.",
+  ),
+  rules: [
+    validDate("departure_date"),
+    validDate("return_date"),
+    range("departure_date", "return_date", { at: "to" }),
+    requires("departure_token", "return_date", "`departure_token` requires the original round-trip `return_date`."),
+    sumAtMost(["adults", "children", "infants_in_seat", "infants_on_lap"], 9, { what: "the number of passengers" }),
+  ],
+  sources: [
+    {
+      id: "serpapi",
+      title: "SerpApi (Google Flights)",
+      requiredKeys: ["SERPAPI_API_KEY"],
+      async search(ctx, query) {
+        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
+        return toPage(response.status, response.body, query);
+      },
+    },
+  ],
+  actions: {
+    details: {
+      description:
+        "Booking options of the itinerary (sellers, prices, fares, baggage, booking request), for both legs of a " +
+        "chosen round trip: 4 credits the first time, then cached. On an outbound flight of a round trip: " +
+        "`return_search` {capability, params}, free, no provider call.",
+      mode: "fetched",
+      cost: SERPAPI_DETAIL_COST,
+      async run(ctx, record) {
+        const query = record.query;
+        const departureToken = record.ref?.departure_token;
+        if (query.return_date !== undefined && query.departure_token === undefined && typeof departureToken === "string") {
+          return returnSearchDetail(query, departureToken);
+        }
+        const bookingToken = record.ref?.booking_token;
+        if (typeof bookingToken !== "string") {
+          throw invalidRequest(
+            [{ path: "/record_id", message: "The source gave this itinerary no booking token, so it has no booking options." }],
+            "This itinerary cannot be booked through the source.",
+          );
+        }
+        const response = await ctx.upstream.send<unknown>(bookingRequest(query, bookingToken), ctx.signal);
+        return toBookingDetail(response.status, response.body, query);
+      },
+    },
+  },
+  examples: [
+    {
+      title: "Round trip Singapore to Austin, outbound flights",
+      body: { origin: "SIN", destination: "AUS", departure_date: "2025-09-09", return_date: "2025-09-19" },
+    },
+    {
+      title: "Round trip Berlin to Paris Orly in euros",
+      body: { origin: "BER", destination: "ORY", departure_date: "2025-03-12", return_date: "2025-03-20", currency: "EUR" },
+    },
+  ],
+});

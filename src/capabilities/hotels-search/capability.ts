@@ -1,0 +1,150 @@
+/**
+ * hotels.search (spec 4.6): hotels and vacation rentals for a stay from Google Hotels through SerpApi's
+ * `google_hotels` engine. Token paging (`next_page_token`), 4 credits a provider page (`more` and
+ * `update` too), occupancy checked against what the source answered for, and `details` (description,
+ * nearby places, booking links) fetched once per record for 4 credits, then cached.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
+import { defineCapability } from "../framework/define.ts";
+import { defaulted, oneOf, text } from "../framework/fields.ts";
+import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
+import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { currency } from "../shared/travel-fields.ts";
+import { OCCUPANCY_STATUSES } from "./occupancy.ts";
+import { detailRequest, toDetail } from "./property-details.ts";
+import { SOURCE, toPage, toRequest } from "./google-hotels.ts";
+
+const date = (description: string) =>
+  Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: `${description} (YYYY-MM-DD).` });
+
+export const hotelsSearchSchema = Type.Object(
+  {
+    destination: text(1, 200, "Where to stay: a city, area, landmark or property name, e.g. \"Lucknow\" or \"Bali resorts\"."),
+    check_in: date("Check-in date"),
+    check_out: date("Check-out date; not before `check_in`"),
+    adults: defaulted(Type.Integer({ minimum: 1, maximum: 10, default: 2, description: "Adults (1-10, default 2); at least one adult." })),
+    children_ages: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 17, description: "A child's age, 1-17 (under one year counts as 1)." }), {
+        maxItems: 5,
+        description: "Age of each child (at most 5 children, each 1-17). Not accepted with `property_type: vacation_rental`.",
+      }),
+    ),
+    currency: currency(),
+    max_price: Type.Optional(Type.Number({ minimum: 0, description: "Highest price per night, in `currency`." })),
+    min_rating: Type.Optional(Type.Number({ minimum: 0, maximum: 5, description: "Lowest guest rating (0-5)." })),
+    amenities: Type.Optional(
+      Type.Array(text(1, 100, "An amenity name as listed, e.g. \"Free Wi-Fi\", \"Pool\", \"Spa\"."), {
+        maxItems: 10,
+        description: "Amenities every result must list (matched by name, case-insensitively; at most 10).",
+      }),
+    ),
+    property_type: oneOf(["hotel", "vacation_rental"], "`hotel` or `vacation_rental`; both kinds when omitted."),
+    sort: oneOf(["relevance", "lowest_price", "highest_rating", "most_reviewed"], "Order of results; the source's relevance when omitted."),
+  },
+  { additionalProperties: false },
+);
+
+export type HotelsSearchQuery = Static<typeof hotelsSearchSchema>;
+
+export const hotelsSearch = defineCapability({
+  id: "hotels.search",
+  title: "Hotel and vacation rental search",
+  summary: "Hotels and vacation rentals for a stay from Google Hotels: nightly and total price, rating, class, amenities, occupancy.",
+  description:
+    `Searches ${SOURCE} for a stay: \`destination\`, \`check_in\`, \`check_out\`, \`adults\` (default 2) and ` +
+    "`children_ages` (one age per child). At most six guests for hotels and ten for vacation rentals; child ages " +
+    "are not accepted with `property_type: vacation_rental`. Every record carries `requested_occupancy` (what you " +
+    "asked for) and `occupancy_status`: `as_requested` (the source answered for that occupancy and nothing in the " +
+    "record contradicts it), `partially_applied` (the source ignored part of it: it answered for other guests, or " +
+    "the record's prices or capacity are for fewer guests; `occupancy_note` says what) or `unconfirmed` (the " +
+    "answer does not say what occupancy it applied). Prices (`price_per_night`, `total_price`) are in `currency`. " +
+    "`min_rating`, `max_price`, `amenities` and `property_type` are also checked on each record, so a page can be " +
+    "empty while `has_more` stays true: send `more` for the next provider page. `details` fetches the property " +
+    "(description, address, phone, nearby places, booking offers and links) for 4 credits, cached after the first call.",
+  topic: "travel and places",
+  schema: hotelsSearchSchema,
+  recordKeys: Type.Object({
+    price_per_night: Type.Optional(Type.Number({ description: "Lowest price per night, taxes and fees included, in `currency`." })),
+    total_price: Type.Optional(Type.Number({ description: "Lowest total for the stay, in `currency`." })),
+    currency: Type.Optional(Type.String({ description: "ISO 4217 code of the prices." })),
+    rating: Type.Optional(Type.Number({ description: "Guest rating, 0-5." })),
+    reviews: Type.Optional(Type.Integer({ minimum: 0 })),
+    hotel_class: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: "Star class." })),
+    type: Type.Optional(Type.String({ description: "`hotel` or `vacation rental`, as the source says." })),
+    amenities: Type.Optional(Type.Array(Type.String())),
+    location: Type.Optional(Type.String({ description: "The property's address or area, as the source lists it." })),
+    lat: Type.Optional(Type.Number()),
+    lon: Type.Optional(Type.Number()),
+    requested_occupancy: Type.Object(
+      {
+        adults: Type.Integer(),
+        children: Type.Integer(),
+        children_ages: Type.Optional(Type.Array(Type.Integer())),
+      },
+      { description: "The occupancy the search asked for." },
+    ),
+    occupancy_status: Type.Unsafe<string>({
+      type: "string",
+      enum: [...OCCUPANCY_STATUSES],
+      description: "Whether the source applied the requested occupancy: as_requested, partially_applied or unconfirmed.",
+    }),
+    occupancy_note: Type.Optional(Type.String({ description: "What part of the requested occupancy the source ignored." })),
+  }),
+  paging: "token",
+  deadlineMs: 15_000,
+  cost: serpApiSearchCost(
+    "4 credits ($0.004) per SerpApi search: the first page, each `more` (the next provider page) and each " +
+      "`update`, also when nothing is found (SerpApi bills empty searches). `details` is 4 credits the first " +
+      "time per record (a property-details search), then cached and free.",
+  ),
+  rules: [
+    validDate("check_in"),
+    validDate("check_out"),
+    range("check_in", "check_out", { at: "to" }),
+    sumAtMost(["adults", { length: "children_ages" }], 6, {
+      what: "the number of guests (adults plus children)",
+      otherwise: { when: when("property_type", "vacation_rental"), max: 10 },
+    }),
+    excludes("children_ages", when("property_type", "vacation_rental")),
+  ],
+  sources: [
+    {
+      id: "serpapi",
+      title: "SerpApi (Google Hotels)",
+      requiredKeys: ["SERPAPI_API_KEY"],
+      async search(ctx, query, cursor) {
+        const response = await ctx.upstream.send<unknown>(toRequest(query, cursor), ctx.signal);
+        return toPage(response.status, response.body, query);
+      },
+    },
+  ],
+  update: { example: { title: "The same stay, cheapest first", params: { sort: "lowest_price" } } },
+  actions: {
+    details: {
+      description:
+        "The property: description, address, phone, check-in/out times, nearby places with travel times, booking " +
+        "offers with their links, and whether they fit the requested occupancy. 4 credits the first time, then cached.",
+      mode: "fetched",
+      cost: SERPAPI_DETAIL_COST,
+      async run(ctx, record) {
+        const token = record.ref?.property_token;
+        if (typeof token !== "string" || token === "") {
+          throw invalidRequest(
+            [{ path: "/record_id", message: "The record carries no property token, so its details cannot be fetched." }],
+            "This property has no details at the source.",
+          );
+        }
+        const response = await ctx.upstream.send<unknown>(detailRequest(record.query, token), ctx.signal);
+        return toDetail(response.status, response.body, record.query);
+      },
+    },
+  },
+  examples: [
+    { title: "Two adults in Lucknow for three nights", body: { destination: "Lucknow", check_in: "2024-09-25", check_out: "2024-09-28" } },
+    {
+      title: "Two adults and a child, rated 4 or better, cheapest first",
+      body: { destination: "Lucknow", check_in: "2024-09-25", check_out: "2024-09-28", adults: 2, children_ages: [7], min_rating: 4, sort: "lowest_price" },
+    },
+  ],
+});
