@@ -1,0 +1,12 @@
+import { startCapabilityKit } from "../test/helpers/capability-kit.ts";
+const k = await startCapabilityKit("books.search");
+const a = await k.execute({ query: "quiet" });
+console.log(a.status, JSON.stringify(a.body, null, 1).slice(0, 1500));
+const d = await k.action(a.body.results[0].record_id, "details");
+console.log(d.status, JSON.stringify(d.body, null, 1).slice(0, 2500));
+const b = await k.execute({ query: "denver", num: 2 });
+console.log(b.status, JSON.stringify(b.body.results), b.body.has_more);
+const m = await k.more(b.body.search_id);
+console.log(m.status, JSON.stringify(m.body.results.map((r:any)=>r.title)), m.body.has_more);
+console.log(k.h.replay.requests.map(r=>r.path+"?"+r.rawQuery+" "+r.matched).join("\n"));
+await k.close();
