@@ -5,6 +5,7 @@
  */
 import { academicSearch } from "./academic-search/capability.ts";
 import { booksSearch } from "./books-search/capability.ts";
+import { codehostSearch } from "./codehost-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
@@ -16,6 +17,7 @@ export const capabilities = {
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
   "books.search": booksSearch,
+  "codehost.search": codehostSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
