@@ -38,7 +38,7 @@ export const sortPerKind = custom(
     const kind = typeof query.kind === "string" ? (query.kind as CodehostSearchQuery["kind"]) : "repositories";
     const allowed = SORTS[kind] ?? [];
     if (typeof sort !== "string" || allowed.includes(sort)) return [];
-    const atKind = sent !== undefined && sent.has("kind") && !sent.has("sort");
+    const atKind = sent?.has("kind") === true && !sent.has("sort");
     const fix = atKind ? ` The search's sort is "${sort}": send a sort that suits the new kind, or \`sort: null\`.` : "";
     const message =
       allowed.length === 0
