@@ -8,6 +8,7 @@ import { booksSearch } from "./books-search/capability.ts";
 import { codehostSearch } from "./codehost-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { patentsSearch } from "./patents-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import type { Capability } from "./types.ts";
 
@@ -18,6 +19,7 @@ export const capabilities = {
   "markets.quote": marketsQuote,
   "books.search": booksSearch,
   "codehost.search": codehostSearch,
+  "patents.search": patentsSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
