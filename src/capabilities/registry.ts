@@ -10,6 +10,7 @@ import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { patentsSearch } from "./patents-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
+import { videoSearch } from "./video-search/capability.ts";
 import type { Capability } from "./types.ts";
 
 export const capabilities = {
@@ -20,6 +21,7 @@ export const capabilities = {
   "books.search": booksSearch,
   "codehost.search": codehostSearch,
   "patents.search": patentsSearch,
+  "video.search": videoSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -1,0 +1,16 @@
+import { startCapabilityKit } from "../test/helpers/capability-kit.ts";
+const k = await startCapabilityKit("video.search");
+const a = await k.execute({ query: "actions on google" });
+console.log(a.status, JSON.stringify(a.body.results, null, 1));
+const d = await k.action(a.body.results[0].record_id, "details");
+console.log(d.status, JSON.stringify(d.body, null, 1).slice(0, 2500));
+const b = await k.execute({ query: "surface go review", num: 5 });
+console.log(b.status, JSON.stringify(b.body.results, null, 1));
+const t = await k.action(b.body.results[0].record_id, "transcript");
+console.log(t.status, JSON.stringify(t.body, null, 1));
+const t2 = await k.action(b.body.results[0].record_id, "transcript");
+console.log(t2.status, t2.body.cached, t2.body.charged_credits);
+const s = await k.execute({ query: "surfing", num: 25 });
+console.log(s.status, s.body.results?.length, s.body.has_more, s.body.results?.[1]?.title);
+console.log(k.h.replay.requests.map(r=>r.method+" "+r.path+"?"+r.rawQuery+" "+r.matched).join("\n"));
+await k.close();
