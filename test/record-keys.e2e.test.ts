@@ -36,6 +36,11 @@ const MORE_BODIES: Record<string, object[]> = {
     { query: "ミックスナッツ" },
     { query: "YOASOBI", kind: "artist" },
   ],
+  // Recorded searches beyond the examples: docs without authors or covers (maps), older GitHub
+  // repositories without topics or license, and a full YouTube page.
+  "books.search": [{ query: "denver,co", num: 5 }],
+  "codehost.search": [{ query: "github language:Python", sort: "stars" }],
+  "video.search": [{ query: "surfing", num: 25 }],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {
