@@ -29,3 +29,23 @@ test("defaults and the at-least-one rule (also published as anyOf)", () => {
   assert.deepEqual(booksSearch.publishedSchema.allOf, [{ anyOf: [{ required: ["query"] }, { required: ["author"] }, { required: ["subject"] }] }]);
   for (const e of booksSearch.examples) assert.deepEqual(violationsOf(booksSearch, structuredClone(e.body)), [], e.title);
 });
+
+test("details follow one Open Library redirect to the work it points to", async () => {
+  const { fakeContext, fixture, response } = await import("../../../test/helpers/capability-kit.ts");
+  const { ctx, requests } = fakeContext((req: { path: string }) => {
+    if (req.path === "/works/OL1W.json") return { type: { key: "/type/redirect" }, location: "/works/OL16484595W" };
+    if (req.path === "/works/OL16484595W.json") return fixture("openlibrary", "works_OL16484595W_quiet.json");
+    return response(404, { error: "notfound" });
+  });
+  const record = { summary: { title: "x" }, ref: { work_id: "OL1W" }, detail: null, query: { query: "x", num: 10 } };
+  const out = await booksSearch.actions.details!.run!(ctx, record);
+  assert.equal((out.detail as { work_id: string }).work_id, "OL16484595W");
+  assert.equal(out.credits, 0);
+  assert.deepEqual(requests.map((r) => r.path).sort(), [
+    "/works/OL16484595W.json",
+    "/works/OL16484595W/editions.json",
+    "/works/OL1W.json",
+    "/works/OL1W/editions.json",
+  ]);
+  await assert.rejects(booksSearch.actions.details!.run!(ctx, { ...record, ref: null }), (e: { violations?: { path: string }[] }) => e.violations?.[0]?.path === "/record_id");
+});

@@ -40,3 +40,24 @@ test("defaults, and the sort rule per kind", () => {
   assert.deepEqual(codehostSearch.checkRules(stored, new Set(["sort"])).map((v) => v.path), ["/sort"]);
   for (const e of codehostSearch.examples) assert.deepEqual(violationsOf(codehostSearch, structuredClone(e.body)), [], e.title);
 });
+
+test("details follow a renamed repository's 301 to /repositories/{id}, then read README and files by the new name", async () => {
+  const { fakeContext, fixture, response } = await import("../../../test/helpers/capability-kit.ts");
+  const moved = { message: "Moved Permanently", url: "https://api.github.com/repositories/3544490" };
+  const { ctx, requests } = fakeContext((req: { path: string }) => {
+    if (req.path === "/repos/jacquev6/PyGithub") return response(301, moved);
+    if (req.path === "/repositories/3544490") return fixture("github", "repo_get_pygithub.json");
+    if (req.path.endsWith("/readme")) return fixture("github", "readme_get_base64.json");
+    return response(404, { message: "This repository is empty." });
+  });
+  const record = { summary: { title: "x" }, ref: { repo: "jacquev6/PyGithub" }, detail: null, query: { query: "x", kind: "code", num: 10 } };
+  const out = await codehostSearch.actions.details!.run!(ctx, record);
+  assert.equal((out.detail as JsonObject).repo, "PyGithub/PyGithub");
+  assert.equal(out.credits, 0);
+  assert.deepEqual(
+    requests.map((r) => r.path),
+    ["/repos/jacquev6/PyGithub", "/repositories/3544490", "/repos/PyGithub/PyGithub/readme", "/repos/PyGithub/PyGithub/contents/"],
+  );
+  const bad = { ...record, ref: { repo: "../etc" } };
+  await assert.rejects(codehostSearch.actions.details!.run!(ctx, bad), (e: { violations?: { path: string }[] }) => e.violations?.[0]?.path === "/record_id");
+});
