@@ -58,6 +58,14 @@ const CATCH_ALL: CatchAll[] = [
     query: { engine: "google_finance", q: ANY },
     file: "quote.json",
   },
+  // books.search, codehost.search and video.search (patents.search is a POST: its recording answers any body).
+  { folder: "openlibrary", path: "/search.json", query: { q: ANY }, file: "search_denver.json" },
+  { folder: "openlibrary", path: "/search.json", query: { author: ANY }, file: "search_denver.json" },
+  { folder: "openlibrary", path: "/search.json", query: { subject: ANY }, file: "search_denver.json" },
+  { folder: "github", path: "/search/repositories", query: { q: ANY }, file: "search_repositories.json" },
+  { folder: "github", path: "/search/issues", query: { q: ANY }, file: "search_issues.json" },
+  { folder: "github", path: "/search/code", query: { q: ANY }, file: "search_code.json" },
+  { folder: "youtube", path: "/youtube/v3/search", query: { q: ANY }, file: "search_list_p1.json" },
 ];
 
 /** Build the wildcard fixtures dir; returns it and a cleanup. */
