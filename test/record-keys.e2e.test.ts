@@ -99,6 +99,11 @@ const MORE_BODIES: Record<string, object[]> = {
   "transit.routes": [
     { origin: { lat: 40.758, lon: -73.9855 }, destination: { lat: 40.7061, lon: -73.9969 }, time: { mode: "depart_at", at: "2025-03-03T09:00:00-05:00" } },
   ],
+  // Recorded searches beyond the examples: docs without authors or covers (maps), older GitHub
+  // repositories without topics or license, and a full YouTube page.
+  "books.search": [{ query: "denver,co", num: 5 }],
+  "codehost.search": [{ query: "github language:Python", sort: "stars" }],
+  "video.search": [{ query: "surfing", num: 25 }],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

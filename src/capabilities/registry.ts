@@ -21,6 +21,10 @@ import { flightsSearch } from "./flights-search/capability.ts";
 import { hotelsSearch } from "./hotels-search/capability.ts";
 import { placesSearch } from "./places-search/capability.ts";
 import { transitRoutes } from "./transit-routes/capability.ts";
+import { booksSearch } from "./books-search/capability.ts";
+import { codehostSearch } from "./codehost-search/capability.ts";
+import { patentsSearch } from "./patents-search/capability.ts";
+import { videoSearch } from "./video-search/capability.ts";
 import type { Capability } from "./types.ts";
 import { weatherForecast } from "./weather-forecast/capability.ts";
 
@@ -44,6 +48,10 @@ export const capabilities = {
   "flights.search": flightsSearch,
   "places.search": placesSearch,
   "transit.routes": transitRoutes,
+  "books.search": booksSearch,
+  "codehost.search": codehostSearch,
+  "patents.search": patentsSearch,
+  "video.search": videoSearch,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -161,6 +161,41 @@ export const PROVIDERS = {
     // Nominatim's usage policy: a descriptive User-Agent (the client's) and at most one request a second.
     minIntervalMs: 1000,
   },
+  openlibrary: {
+    id: "openlibrary",
+    title: "Open Library",
+    hosts: { default: { baseUrlVar: "OPENLIBRARY_BASE_URL", defaultBaseUrl: "https://openlibrary.org" } },
+  },
+  github: {
+    id: "github",
+    title: "GitHub",
+    hosts: { default: { baseUrlVar: "GITHUB_BASE_URL", defaultBaseUrl: "https://api.github.com" } },
+    // Optional: without it, repositories and issues search keep working at the unauthenticated rate.
+    keyVar: "GITHUB_TOKEN",
+    keyPlacement: { in: "header", name: "authorization", prefix: "Bearer " },
+    headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" },
+  },
+  patentsview: {
+    id: "patentsview",
+    title: "PatentsView",
+    hosts: { default: { baseUrlVar: "PATENTSVIEW_BASE_URL", defaultBaseUrl: "https://search.patentsview.org" } },
+    keyVar: "PATENTSVIEW_API_KEY",
+    keyPlacement: { in: "header", name: "x-api-key" },
+  },
+  youtube: {
+    id: "youtube",
+    title: "YouTube Data API",
+    hosts: { default: { baseUrlVar: "YOUTUBE_BASE_URL", defaultBaseUrl: "https://www.googleapis.com" } },
+    keyVar: "YOUTUBE_API_KEY",
+    keyPlacement: { in: "query", name: "key" },
+  },
+  // The transcript source (www.youtube.com: innertube player, timedtext). A provider of its own, not a
+  // second host of `youtube`, so the Data API key is never sent there (innertube refuses it anyway).
+  youtube_web: {
+    id: "youtube_web",
+    title: "YouTube (web player captions)",
+    hosts: { default: { baseUrlVar: "YOUTUBE_WEB_BASE_URL", defaultBaseUrl: "https://www.youtube.com" } },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;

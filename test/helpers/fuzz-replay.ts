@@ -85,6 +85,14 @@ const CATCH_ALL: CatchAll[] = [
     query: { engine: "google_maps", type: "search", q: ANY },
     file: "search_local_results.json",
   },
+  // books.search, codehost.search and video.search (patents.search is a POST: its recording answers any body).
+  { capability: "books.search", folder: "openlibrary", path: "/search.json", query: { q: ANY }, file: "search_denver.json" },
+  { capability: "books.search", folder: "openlibrary", path: "/search.json", query: { author: ANY }, file: "search_denver.json" },
+  { capability: "books.search", folder: "openlibrary", path: "/search.json", query: { subject: ANY }, file: "search_denver.json" },
+  { capability: "codehost.search", folder: "github", path: "/search/repositories", query: { q: ANY }, file: "search_repositories.json" },
+  { capability: "codehost.search", folder: "github", path: "/search/issues", query: { q: ANY }, file: "search_issues.json" },
+  { capability: "codehost.search", folder: "github", path: "/search/code", query: { q: ANY }, file: "search_code.json" },
+  { capability: "video.search", folder: "youtube", path: "/youtube/v3/search", query: { q: ANY }, file: "search_list_p1.json" },
 ];
 
 /** The capabilities the catch-all recordings answer whatever the (valid) query. */

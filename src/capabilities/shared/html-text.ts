@@ -1,5 +1,5 @@
 /**
- * HTML fragments from provider bodies (wger's exercise descriptions, MediaWiki search snippets)
+ * HTML fragments from provider bodies (wger exercise descriptions, MediaWiki snippets, caption lines)
  * as plain text: parsed with linkedom (entities decoded, tags dropped, scripts and styles left
  * out), one line per block element or `<br>`, list items marked with "- ", whitespace collapsed
  * inside each line and blank lines dropped. Pure; no I/O.
@@ -57,4 +57,26 @@ function tidyLines(text: string): string {
     .map((line) => line.replace(/[\s\u00a0]+/g, " ").trim())
     .filter((line) => line !== "" && line !== "-")
     .join("\n");
+}
+
+/** An HTML fragment as one line of text (caption lines, titles): `htmlToText` with its lines joined. */
+export function inlineText(fragment: string): string {
+  return htmlToText(fragment).replace(/\n/g, " ");
+}
+
+const NAMED: Readonly<Record<string, string>> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+
+/**
+ * Numeric (`&#39;`, `&#x27;`) and the common named HTML entities decoded, unknown ones left as
+ * written: for provider strings that carry escapes but no markup (YouTube search titles), where a
+ * DOM parse per string would cost more than it could find.
+ */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] === "#") {
+      const code = name[1] === "x" || name[1] === "X" ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[name.toLowerCase()] ?? whole;
+  });
 }

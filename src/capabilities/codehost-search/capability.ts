@@ -1,0 +1,166 @@
+/**
+ * codehost.search (spec 4.6): GitHub's REST search over repositories, code, and issues with pull
+ * requests; page paging up to GitHub's 1,000-result cap; `kind: code` needs GITHUB_TOKEN (a variant);
+ * free repository `details` (README head, top-level files, stats), fetched and cached.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
+import { free } from "../framework/costs.ts";
+import { type ActionOutput, defineCapability, type RecordView, type Source } from "../framework/define.ts";
+import { num, oneOfOr, text } from "../framework/fields.ts";
+import { custom } from "../framework/rules.ts";
+import { obj, str } from "../shared/read.ts";
+import type { CapabilityContext } from "../types.ts";
+import { cursorPage, readGitHub, READ_STATUSES, SORTS, toSearchPage, toSearchRequest } from "./github.ts";
+import { contentsRequest, readmeRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
+
+const KINDS = ["repositories", "code", "issues"] as const;
+
+export const codehostSearchSchema = Type.Object(
+  {
+    query: text(1, 300, "Search terms in GitHub's search syntax: words plus qualifiers such as `language:python`, `user:octocat`, `repo:owner/name`, `is:pr`, `stars:>100`."),
+    kind: oneOfOr(KINDS, "repositories", "`repositories`, `code` (needs a GitHub token in the deployment) or `issues` (issues and pull requests)."),
+    sort: Type.Optional(
+      text(1, 30, "Order: `stars`, `forks` or `updated` for repositories; `created`, `updated` or `comments` for issues; none for code (best match). Default: best match."),
+    ),
+    num: num(30, 10),
+  },
+  { additionalProperties: false },
+);
+
+export type CodehostSearchQuery = Static<typeof codehostSearchSchema>;
+
+/** The sort must be one its kind offers (violation at `sort`, or at `kind` when an update changed only the kind). */
+export const sortPerKind = custom(
+  "`sort` must suit `kind`: `stars`, `forks` or `updated` for repositories; `created`, `updated` or `comments` for issues; code takes no sort.",
+  ({ query, sent }) => {
+    const sort = query.sort;
+    const kind = typeof query.kind === "string" ? (query.kind as CodehostSearchQuery["kind"]) : "repositories";
+    const allowed = SORTS[kind] ?? [];
+    if (typeof sort !== "string" || allowed.includes(sort)) return [];
+    const atKind = sent?.has("kind") === true && !sent.has("sort");
+    const fix = atKind ? ` The search's sort is "${sort}": send a sort that suits the new kind, or \`sort: null\`.` : "";
+    const message =
+      allowed.length === 0
+        ? `kind "code" takes no sort (GitHub orders code by best match); remove \`sort\`.${fix}`
+        : `sort "${sort}" is not accepted with kind "${kind}"; use ${allowed.map((s) => `"${s}"`).join(", ")}.${fix}`;
+    return [{ path: atKind ? "/kind" : "/sort", message }];
+  },
+);
+
+const github: Source<CodehostSearchQuery> = {
+  id: "github",
+  title: "GitHub",
+  async search(ctx, query, cursor) {
+    const page = cursorPage(cursor);
+    const response = await ctx.upstream.send<unknown>(toSearchRequest(query, page), ctx.signal);
+    readGitHub(response, ctx.now());
+    return toSearchPage(response.body, query.kind, page, query.num);
+  },
+};
+
+/** How long a repository's details are shared between records (GitHub's hourly allowance is small). */
+const DETAILS_TTL_MS = 10 * 60_000;
+
+/** The repository of a record (its own, or the one an issue or file belongs to): stats, README head, files. */
+async function repositoryDetails(ctx: CapabilityContext<unknown>, record: RecordView<CodehostSearchQuery>): Promise<ActionOutput> {
+  const repo = repoName(record.ref?.repo);
+  if (repo === undefined) {
+    throw invalidRequest(
+      [{ path: "/record_id", message: "The record carries no repository name." }],
+      "This record has no stored repository, so its details cannot be fetched.",
+    );
+  }
+  return ctx.cache.getOrLoad("codehost.repository", repo.toLowerCase(), { ttlMs: DETAILS_TTL_MS }, async () => {
+    let found = await ctx.upstream.send<unknown>({ ...repoRequest(repo), acceptStatus: [301, 404, ...READ_STATUSES] }, ctx.signal);
+    // A renamed repository answers 301 with the address of its new self (`/repositories/{id}`).
+    const movedId = found.status === 301 ? /\/repositories\/(\d+)$/.exec(str(obj(found.body)?.url) ?? "")?.[1] : undefined;
+    if (movedId !== undefined) {
+      found = await ctx.upstream.send<unknown>({ ...repoRequest(repo), path: `/repositories/${movedId}` }, ctx.signal);
+    }
+    if (found.status === 404 || found.status === 301) {
+      throw invalidRequest(
+        [{ path: "/record_id", message: `GitHub has no repository ${repo} (deleted, renamed or made private).` }],
+        "The repository of this record is gone from GitHub; search again.",
+      );
+    }
+    readGitHub(found, ctx.now(), "repository");
+    const canonical = repoName(obj(found.body)?.full_name) ?? repo;
+    const [readme, contents] = await Promise.all([
+      ctx.upstream.send<unknown>(readmeRequest(canonical), ctx.signal),
+      ctx.upstream.send<unknown>(contentsRequest(canonical), ctx.signal),
+    ]);
+    if (readme.status !== 404) readGitHub(readme, ctx.now(), "readme");
+    if (contents.status !== 404) readGitHub(contents, ctx.now(), "contents");
+    return toRepoDetail(found.body, readme.status === 404 ? undefined : readme.body, contents.status === 404 ? undefined : contents.body);
+  });
+}
+
+export const codehostSearch = defineCapability({
+  id: "codehost.search",
+  title: "Code host search",
+  summary: "GitHub search over repositories, code, and issues and pull requests, with repository details.",
+  description:
+    "Searches GitHub (REST search API). `query` takes GitHub's search syntax (qualifiers such as " +
+    "`language:`, `user:`, `repo:`, `is:pr`). `kind` picks repositories (default), `code` or `issues` " +
+    "(issues and pull requests, told apart by each record's `kind`). `sort` per kind: `stars`, `forks`, " +
+    "`updated` for repositories; `created`, `updated`, `comments` for issues; none for code (best match); " +
+    "without it GitHub orders by best match. `kind: code` needs a GitHub token configured in the deployment " +
+    "(GITHUB_TOKEN), else it answers 503 capability_unavailable; repositories and issues work without one at " +
+    "GitHub's unauthenticated rate (60 requests an hour, 10 searches a minute; a used-up limit is a retryable " +
+    "provider_error saying when to retry). Page paging; GitHub serves at most the first 1,000 results of a " +
+    "search, so `has_more` turns false there even when its total is larger. `details` (free, cached) gives " +
+    "the record's repository (for issues and code, the repository they belong to): stats, license, topics, " +
+    "the head of its README (up to 3,000 characters) and its top-level files.",
+  topic: "research and reading",
+  schema: codehostSearchSchema,
+  recordKeys: Type.Object({
+    kind: Type.Union([Type.Literal("repository"), Type.Literal("issue"), Type.Literal("pull_request"), Type.Literal("code")]),
+    stars: Type.Optional(Type.Integer({ minimum: 0 })),
+    forks: Type.Optional(Type.Integer({ minimum: 0 })),
+    open_issues: Type.Optional(Type.Integer({ minimum: 0 })),
+    language: Type.Optional(Type.String()),
+    topics: Type.Optional(Type.Array(Type.String())),
+    archived: Type.Optional(Type.Boolean()),
+    license: Type.Optional(Type.String({ description: "SPDX id, else the license's name." })),
+    created_at: Type.Optional(Type.String({ description: "Issues and pull requests: when opened." })),
+    repo: Type.Optional(Type.String({ description: "owner/name of the repository (issues, pull requests, code)." })),
+    number: Type.Optional(Type.Integer({ minimum: 1 })),
+    state: Type.Optional(Type.String()),
+    author: Type.Optional(Type.String()),
+    comments: Type.Optional(Type.Integer({ minimum: 0 })),
+    labels: Type.Optional(Type.Array(Type.String())),
+    path: Type.Optional(Type.String({ description: "Code: the file's path in its repository." })),
+    matches: Type.Optional(Type.Array(Type.String(), { description: "Code: matching fragments (up to 5)." })),
+    updated_at: Type.Optional(Type.String()),
+  }),
+  paging: "page",
+  deadlineMs: 15_000,
+  cost: free("Free: GitHub's REST API has no per-call cost (unauthenticated: 60 requests an hour; with a token, 5,000)."),
+  rules: [sortPerKind],
+  variants: {
+    field: "kind",
+    options: {
+      repositories: { sources: [github] },
+      issues: { sources: [github] },
+      code: { requiredKeys: ["GITHUB_TOKEN"], sources: [github] },
+    },
+  },
+  update: { example: { title: "The same repositories, most recently updated first", params: { sort: "updated" } } },
+  actions: {
+    details: {
+      description:
+        "The record's repository (for issues and code, the one they belong to): stats, license, topics, README head and top-level files (free, cached).",
+      mode: "fetched",
+      run: repositoryDetails,
+    },
+  },
+  examples: [
+    { title: "Repositories about PyGithub", body: { query: "pygithub" } },
+    {
+      title: "Issues and pull requests mentioning sesame in one repository",
+      body: { query: "sesame repo:octokit-fixture-org/tmp-scenario-search-issues-20220719044045959-jlcli", kind: "issues" },
+    },
+    { title: "Code by user jacquev6 containing toto (needs a GitHub token)", body: { query: "toto user:jacquev6", kind: "code", num: 30 } },
+  ],
+});

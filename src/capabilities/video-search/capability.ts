@@ -1,0 +1,127 @@
+/**
+ * video.search (spec 4.6): YouTube videos through the YouTube Data API v3 (YOUTUBE_API_KEY), token
+ * paging on its page tokens; free `details` (videos.list, cached) and a billed `transcript` ($0.004,
+ * fetched once from YouTube's own captions, cached; a video without one is refused, charging nothing).
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
+import { free } from "../framework/costs.ts";
+import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
+import { num, oneOf, text } from "../framework/fields.ts";
+import type { CapabilityContext } from "../types.ts";
+import { cursorToken, readYouTube, toDetail, toSearchPage, toSearchRequest, toVideosRequest, videoId, watchUrl } from "./youtube-data.ts";
+import { captionTracks, chooseTrack, parseTimedText, toPlayerRequest, toTimedTextRequest, toTranscript } from "./youtube-transcript.ts";
+
+/** What one transcript costs (spec 4.6): $0.004, 4 credits, on its first (uncached) call. */
+export const TRANSCRIPT_USD = 0.004;
+
+export const videoSearchSchema = Type.Object(
+  {
+    query: text(1, 300, "Words to search YouTube videos for."),
+    num: num(50, 10),
+    published_after: Type.Optional(
+      Type.String({ format: "date-time", description: "Only videos published after this instant, RFC 3339 (e.g. 2024-01-01T00:00:00Z)." }),
+    ),
+    duration: oneOf(["short", "medium", "long"], "Length: `short` (under 4 minutes), `medium` (4-20 minutes) or `long` (over 20 minutes)."),
+  },
+  { additionalProperties: false },
+);
+
+export type VideoSearchQuery = Static<typeof videoSearchSchema>;
+
+/** The stored video id of a record, or a refusal at /record_id. */
+function storedVideoId(record: RecordView<VideoSearchQuery>): string {
+  const id = videoId(record.ref?.video_id);
+  if (id === undefined) {
+    throw invalidRequest(
+      [{ path: "/record_id", message: "The record carries no YouTube video id." }],
+      "This record has no stored video id, so it cannot be acted on.",
+    );
+  }
+  return id;
+}
+
+async function videoDetails(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
+  const id = storedVideoId(record);
+  const response = await ctx.upstream.send<unknown>(toVideosRequest(id), ctx.signal);
+  readYouTube(response);
+  const detail = toDetail(response.body, id);
+  if (detail === undefined) {
+    throw invalidRequest(
+      [{ path: "/record_id", message: `YouTube no longer has video ${id} (removed or made private).` }],
+      "The video of this record is gone from YouTube; search again.",
+    );
+  }
+  return detail;
+}
+
+async function videoTranscript(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
+  const id = storedVideoId(record);
+  const player = await ctx.upstream.send<unknown>(toPlayerRequest(id), ctx.signal);
+  const tracks = captionTracks(player.body, id);
+  const track = chooseTrack(tracks);
+  const timedText = await ctx.upstream.send<string>(toTimedTextRequest(track), ctx.signal);
+  const segments = parseTimedText(typeof timedText.body === "string" ? timedText.body : "");
+  return { detail: toTranscript(track, tracks, segments), links: [{ label: "Watch on YouTube", url: watchUrl(id) }] };
+}
+
+export const videoSearch = defineCapability({
+  id: "video.search",
+  title: "Video search",
+  summary: "YouTube videos by words, date and length, with video details and transcripts.",
+  description:
+    "Searches YouTube videos (YouTube Data API v3). Filter by `published_after` (RFC 3339 date-time) and " +
+    "`duration` (`short` under 4 minutes, `medium` 4-20, `long` over 20). Records carry the title, watch URL, " +
+    "the start of the description as snippet and, when YouTube has them, `channel`, `published_at` and " +
+    "`thumbnail` (medium size when offered, else the default one). Token paging on YouTube's page tokens. " +
+    "`details` (free, cached): title, channel, published_at, duration_seconds, views, likes, comments (numbers), " +
+    "description (at most 3,000 characters), up to 10 tags, definition. `transcript` (4 credits on the first " +
+    "call, cached after): YouTube's own captions, English written by people when there are some, else English " +
+    "generated, else the first track: `language`, `auto_generated`, `available_languages`, `segments` (count), " +
+    "`text` (at most 60,000 characters) and `timestamps` ({start, duration, text}, at most 2,000, " +
+    "`timestamps_truncated` when cut). A video without captions (or one YouTube will not play) answers 400 " +
+    "invalid_request at /record_id and charges nothing. Needs YOUTUBE_API_KEY.",
+  topic: "media and entertainment",
+  schema: videoSearchSchema,
+  recordKeys: Type.Object({
+    channel: Type.Optional(Type.String()),
+    published_at: Type.Optional(Type.String({ description: "RFC 3339 publication time." })),
+    thumbnail: Type.Optional(Type.String({ description: "Thumbnail URL, medium size when offered." })),
+  }),
+  paging: "token",
+  deadlineMs: 15_000,
+  cost: free(
+    "Search and details are free (YouTube Data API quota); `transcript` costs $0.004 a video: 4 credits on its first call, 0 when served from cache.",
+  ),
+  sources: [
+    {
+      id: "youtube",
+      title: "YouTube",
+      requiredKeys: ["YOUTUBE_API_KEY"],
+      async search(ctx, query, cursor) {
+        const response = await ctx.upstream.send<unknown>(toSearchRequest(query, cursorToken(cursor)), ctx.signal);
+        readYouTube(response);
+        return toSearchPage(response.body, query.num);
+      },
+    },
+  ],
+  update: { example: { title: "The same videos, only long ones", params: { duration: "long" } } },
+  actions: {
+    details: {
+      description: "Title, channel, date, duration, views, likes, comments, description (≤ 3,000 chars), tags (≤ 10), definition (free, cached).",
+      mode: "fetched",
+      run: videoDetails,
+    },
+    transcript: {
+      description:
+        "The video's captions: language, available languages, segment count, text (≤ 60,000 chars), timestamps (≤ 2,000). $0.004 (4 credits) on the first call, cached after; none charged when the video has no captions.",
+      mode: "fetched",
+      cost: { perCall: TRANSCRIPT_USD },
+      run: videoTranscript,
+    },
+  },
+  examples: [
+    { title: "Videos about Actions on Google", body: { query: "actions on google" } },
+    { title: "Surface Go reviews", body: { query: "surface go review", num: 5 } },
+  ],
+});
