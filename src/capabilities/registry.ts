@@ -6,14 +6,20 @@
 import { academicSearch } from "./academic-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
+import { newsSearch } from "./news-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import type { Capability } from "./types.ts";
+import { webRead } from "./web-read/capability.ts";
+import { webSearch } from "./web-search/capability.ts";
 
 export const capabilities = {
   "academic.search": academicSearch,
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
+  "web.search": webSearch,
+  "news.search": newsSearch,
+  "web.read": webRead,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -78,6 +78,22 @@ export const PROVIDERS = {
     keyVar: "SERPAPI_API_KEY",
     keyPlacement: { in: "query", name: "api_key" },
   },
+  serper: {
+    id: "serper",
+    title: "Serper",
+    hosts: { default: { baseUrlVar: "SERPER_BASE_URL", defaultBaseUrl: "https://google.serper.dev" } },
+    keyVar: "SERPER_API_KEY",
+    keyPlacement: { in: "header", name: "X-API-KEY" },
+  },
+  jina: {
+    id: "jina",
+    title: "Jina Reader",
+    hosts: { default: { baseUrlVar: "JINA_BASE_URL", defaultBaseUrl: "https://r.jina.ai" } },
+    keyVar: "JINA_API_KEY",
+    keyPlacement: { in: "header", name: "Authorization", prefix: "Bearer " },
+    // Jina Reader answers JSON (`{code, data: {title, url, content}}`) only when asked to.
+    headers: { accept: "application/json" },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;
