@@ -32,18 +32,18 @@ interface Site {
   paths: string[];
 }
 
-async function serve(host: string, handle: (path: string, res: import("node:http").ServerResponse) => void): Promise<Site> {
+async function serve(host: string, handle: (path: string, res: import("node:http").ServerResponse) => void, port = 0): Promise<Site> {
   const paths: string[] = [];
   const server = createServer((req, res) => {
     paths.push(req.url ?? "/");
     handle(req.url ?? "/", res);
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return { server, port: (server.address() as AddressInfo).port, paths };
 }
 
 let site: Site; // 127.0.0.1, allowed where the allow-list says so
-let inside: Site; // 127.0.0.2: never allowed; serves the secret
+let inside: Site; // 127.0.0.2 on the same port: never allowed; serves the secret
 let offPort: Site; // 127.0.0.1 on a port not in WEB_READ_PORTS
 let replay: ReplayServer;
 let strict: Harness;
@@ -120,14 +120,19 @@ before(async () => {
     res.writeHead(404);
     res.end();
   });
-  inside = await serve("127.0.0.2", (_path, res) => page(res, "text/html", `<html><head><title>${SECRET}</title></head><body><article><p>${SECRET} ${"internal text ".repeat(40)}</p></article></body></html>`));
+  // The same port on 127.0.0.2: a name that rebinds there reaches a real server.
+  inside = await serve(
+    "127.0.0.2",
+    (_path, res) => page(res, "text/html", `<html><head><title>${SECRET}</title></head><body><article><p>${SECRET} ${"internal text ".repeat(40)}</p></article></body></html>`),
+    site.port,
+  );
   offPort = await serve("127.0.0.1", (_path, res) => page(res, "text/html; charset=utf-8", PAGE));
   replay = await startReplay();
   const open = (allow: string) => ({
     // Off the replay environment: every page is fetched from its own address.
     WEB_READ_REPLAY_BASE_URL: "",
     WEB_READ_ALLOW_CIDRS: allow,
-    WEB_READ_PORTS: `80,443,${site.port},${inside.port}`,
+    WEB_READ_PORTS: `80,443,${site.port}`,
     WEB_READ_MAX_BYTES: String(1024 * 1024),
     UPSTREAM_BREAKER_THRESHOLD: "2",
   });
