@@ -137,9 +137,8 @@ before(async () => {
     UPSTREAM_BREAKER_THRESHOLD: "2",
   });
   const withStub = { ...registry, "web.read": webReadCapability({ resolver }) };
-  [strict, allowed, peer] = await Promise.all(
-    ["", "127.0.0.1/32", "0.0.0.0/32"].map((allow) => startHarness({ replay, env: open(allow), registry: withStub })),
-  );
+  const start = (allow: string) => startHarness({ replay, env: open(allow), registry: withStub });
+  [strict, allowed, peer] = await Promise.all([start(""), start("127.0.0.1/32"), start("0.0.0.0/32")]);
   for (const h of [strict, allowed, peer]) keys.set(h, await h.account("pro"));
 });
 

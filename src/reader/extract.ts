@@ -86,9 +86,22 @@ function tidyMarkdown(md: string): string {
   return md.replace(/\n{3,}/g, "\n\n").trim();
 }
 
+/** Scripts (JSON-LD kept: Readability reads its metadata) and style sheets, whole elements. */
+const INERT = /<script\b([^>]*)>[\s\S]*?<\/script\s*>|<style\b[^>]*>[\s\S]*?<\/style\s*>/gi;
+
+/**
+ * The page without what Readability removes before it reads anything (scripts but JSON-LD, style
+ * sheets): the same article, with less to parse and walk. Often a third of a page's bytes.
+ */
+export function stripInert(html: string): string {
+  return html.replace(INERT, (element, scriptAttributes: string | undefined) =>
+    scriptAttributes !== undefined && /application\/ld\+json/i.test(scriptAttributes) ? element : "",
+  );
+}
+
 /** HTML (already decoded) → the main content, as Markdown or text; `url` resolves relative links. */
 export function extractHtml(html: string, url: string, format: ReadFormat): Extracted {
-  const source = html.length > MAX_EXTRACT_CHARS ? html.slice(0, MAX_EXTRACT_CHARS) : html;
+  const source = stripInert(html.length > MAX_EXTRACT_CHARS ? html.slice(0, MAX_EXTRACT_CHARS) : html);
   const { document } = parseHTML(source);
   // Readability makes links absolute against the document's address, which linkedom leaves unset.
   Object.defineProperty(document, "documentURI", { value: url, configurable: true });

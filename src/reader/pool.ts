@@ -14,9 +14,12 @@ const IDLE_MS = 30_000;
 
 let pool: Piscina | undefined;
 
-/** Threads: the cores, at most 4 (extraction of one page is one thread's work). */
+/**
+ * Threads: one core fewer than the host has (the event loop keeps one to itself: a worker that
+ * shared its core would delay it as surely as work on it), at least 1, at most 4.
+ */
 export function poolSize(): number {
-  return Math.max(1, Math.min(4, availableParallelism()));
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
 function thePool(): Piscina {

@@ -22,7 +22,7 @@ test("the recorded news answer: metadata records, stored details, the credits Se
     fetched_at: AT,
     content_scope: "indexed_metadata",
   });
-  assert.equal(first.summary.image_url, undefined, "no imageUrl in this recording: left out");
+  assert.equal("image_url" in first.summary, false, "no imageUrl in this recording: left out");
   assert.equal(first.detail?.position, 1);
   assert.match(String(first.detail?.note), /publisher's page is not included and must be read separately/);
   assert.deepEqual(first.links, [{ label: "Original article", url: first.summary.url! }]);
