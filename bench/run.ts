@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the benchmark entry. Default: throughput scenarios (bare baseline, REST execute,
- * local `more`, MCP execute) with their targets. `--soak`: the soak run and the scale figure of
+ * local `more`, MCP execute) with their targets. `--only read`: the reader's extraction bench
+ * (bench/read.ts), on its own. `--soak`: the soak run and the scale figure of
  * issue 5 item 6. Servers run in one child process (server-child.ts), autocannon here.
  * Prints figures and a markdown table; always exits 0 when the run completes (figures, not a gate).
  */
@@ -19,6 +20,7 @@ import {
   type Target,
   targetRow,
 } from "./report.ts";
+import { runReadBench } from "./read.ts";
 import { runScale } from "./scale.ts";
 import { startServerProcess } from "./server-process.ts";
 import { runSoak } from "./soak.ts";
@@ -149,7 +151,12 @@ async function soakMode(options: BenchOptions): Promise<void> {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (options.soak) await soakMode(options);
-  else await throughputMode(options);
+  else {
+    // `read` is the reader's extraction bench (bench/read.ts): no server; the other scenarios run as before.
+    if (options.only?.has("read")) await runReadBench();
+    const others = options.only === undefined ? undefined : [...options.only].filter((name) => name !== "read");
+    if (others === undefined || others.length > 0) await throughputMode({ ...options, only: others === undefined ? undefined : new Set(others) });
+  }
   await closeHttp();
 }
 

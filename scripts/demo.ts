@@ -168,6 +168,9 @@ function printHeader(demo: Demo): void {
       "  Recorded: the example bodies shown by inspect and the follow-ups `--check` runs (a next page,",
       "  details of the first result, the update example). Other queries, pages past the recorded items",
       "  and details of most records have no recording and answer 502 provider_error.",
+      "  Pages (web.read, web.search's `read`): DEMO copies served by the replay upstream, read by the real",
+      "  reader through its allow-list of the replay's address; an address with no copy gets a stand-in page",
+      "  that says so. Every such answer carries a DEMO note.",
     ].join("\n"),
   );
   console.log("");

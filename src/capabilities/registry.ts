@@ -10,6 +10,7 @@ import { jobsSearch } from "./jobs-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { realestateSearch } from "./realestate-search/capability.ts";
+import { newsSearch } from "./news-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
 import { shoppingSearch } from "./shopping-search/capability.ts";
 import { trendsSearch } from "./trends-search/capability.ts";
@@ -27,6 +28,8 @@ import { patentsSearch } from "./patents-search/capability.ts";
 import { videoSearch } from "./video-search/capability.ts";
 import type { Capability } from "./types.ts";
 import { weatherForecast } from "./weather-forecast/capability.ts";
+import { webRead } from "./web-read/capability.ts";
+import { webSearch } from "./web-search/capability.ts";
 
 export const capabilities = {
   "academic.search": academicSearch,
@@ -52,6 +55,9 @@ export const capabilities = {
   "codehost.search": codehostSearch,
   "patents.search": patentsSearch,
   "video.search": videoSearch,
+  "web.search": webSearch,
+  "news.search": newsSearch,
+  "web.read": webRead,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

@@ -1,8 +1,11 @@
 /**
  * Environment for pointing Quarry at the replay server: every provider base URL variable (all
  * hosts) set to `<replay>/<prefix>`, and every key variable set to a placeholder, so the offline
- * demo and tests run the real client code against recorded responses.
+ * demo and tests run the real client code against recorded responses. The reader (web.read,
+ * web.search's `read`) is pointed there too: it reads pages from the replay's `webpages` folder,
+ * connecting to the replay's address through its operator allow-list (src/reader).
  */
+import { isIP } from "node:net";
 import { PROVIDERS, type ProviderDef } from "../upstream/providers.ts";
 
 /** Placeholder secret; recordings ignore `api_key`, so any value works. */
@@ -28,5 +31,19 @@ export function replayEnvironment(replayUrl: string): Record<string, string> {
       env[provider.keyVar] = provider.defaultKey ?? DEMO_KEY;
     }
   }
-  return env;
+  return { ...env, ...readerReplayEnvironment(base) };
+}
+
+/**
+ * The reader's replay settings: pages read from `<replay>/webpages/<host><path>`, and the replay's
+ * own address allowed (the reader refuses loopback otherwise). Tests of the reader's network guard
+ * unset both.
+ */
+export function readerReplayEnvironment(replayUrl: string): Record<string, string> {
+  const host = new URL(replayUrl).hostname.replace(/^\[|\]$/g, "");
+  const family = isIP(host);
+  return {
+    WEB_READ_REPLAY_BASE_URL: `${replayUrl.replace(/\/+$/, "")}/webpages`,
+    ...(family === 0 ? {} : { WEB_READ_ALLOW_CIDRS: `${host}/${family === 6 ? 128 : 32}` }),
+  };
 }

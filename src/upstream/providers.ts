@@ -196,6 +196,22 @@ export const PROVIDERS = {
     title: "YouTube (web player captions)",
     hosts: { default: { baseUrlVar: "YOUTUBE_WEB_BASE_URL", defaultBaseUrl: "https://www.youtube.com" } },
   },
+  serper: {
+    id: "serper",
+    title: "Serper",
+    hosts: { default: { baseUrlVar: "SERPER_BASE_URL", defaultBaseUrl: "https://google.serper.dev" } },
+    keyVar: "SERPER_API_KEY",
+    keyPlacement: { in: "header", name: "X-API-KEY" },
+  },
+  jina: {
+    id: "jina",
+    title: "Jina Reader",
+    hosts: { default: { baseUrlVar: "JINA_BASE_URL", defaultBaseUrl: "https://r.jina.ai" } },
+    keyVar: "JINA_API_KEY",
+    keyPlacement: { in: "header", name: "Authorization", prefix: "Bearer " },
+    // Jina Reader answers JSON (`{code, data: {title, url, content}}`) only when asked to.
+    headers: { accept: "application/json" },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;

@@ -1,0 +1,117 @@
+/**
+ * web.search (spec 4.6): Google web results through Serper `POST /search`: the answer box, the
+ * knowledge graph and the organic results, page paging, 1 credit a search. The record action
+ * `read` reads a record's page through the reader (src/reader, the same as web.read): 5 credits,
+ * fetched once then cached on the record.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
+import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
+import { defineCapability } from "../framework/define.ts";
+import { country, num, oneOf, text } from "../framework/fields.ts";
+import { serperPage, serperRequest, TIME_RANGES } from "../shared/serper.ts";
+import { toSearchPage } from "./serper-search.ts";
+
+export const webSearchSchema = Type.Object(
+  {
+    query: text(1, 500, "What to search the web for."),
+    num: num(20, 10),
+    country: country("Country to search from, ISO 3166-1 alpha-2 (e.g. us, de)."),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, description: "Interface language, e.g. en, de, pt-br (2-5 characters)." })),
+    time_range: oneOf(TIME_RANGES, "Only results from the past `day`, `week`, `month` or `year`."),
+  },
+  { additionalProperties: false },
+);
+
+export type WebSearchQuery = Static<typeof webSearchSchema>;
+
+/** Characters of a page `read` returns (web.read's default `max_chars`). */
+export const READ_MAX_CHARS = 20_000;
+
+/** The capability, with the reader's test options (a stub resolver); the registry's uses the defaults. */
+export function webSearchCapability(options: ReaderOptions = {}) {
+  return defineCapability<typeof webSearchSchema, ReaderSettings>({
+    id: "web.search",
+    title: "Web search",
+    summary: "Google web results (answer box, knowledge graph, organic results); `read` turns a result's page into Markdown.",
+    description:
+      "Searches the web through Serper (Google results). Records have `kind` `answer_box`, `knowledge_graph` or " +
+      "`organic`: organic ones carry their `position` (rank) and `date` when Google shows one; the knowledge graph " +
+      "carries `type` and `attributes`; answer boxes and knowledge graphs also keep Serper's own extra keys. " +
+      "`time_range` limits results to the past day, week, month or year; `country` and `language` localise them. " +
+      "Page paging (`more` asks for the next page; a short page is the last, and Google serves about the first 100 " +
+      `results). \`read\` fetches a record's page and returns its main content as Markdown (at most ${READ_MAX_CHARS} ` +
+      "characters), through the same reader as web.read: 5 credits, then cached on the record; a record without a " +
+      "`url` (some answer boxes) cannot be read.",
+    topic: "web and news",
+    schema: webSearchSchema,
+    recordKeys: Type.Object({
+      kind: Type.Union([Type.Literal("organic"), Type.Literal("answer_box"), Type.Literal("knowledge_graph")]),
+      position: Type.Optional(Type.Integer({ minimum: 1, description: "Rank among the organic results." })),
+      date: Type.Optional(Type.String({ description: "Date Google shows for the result, as shown." })),
+      type: Type.Optional(Type.String({ description: "Knowledge graph: what the entity is." })),
+      attributes: Type.Optional(Type.Object({}, { additionalProperties: true, description: "Knowledge graph: facts about the entity." })),
+      answer: Type.Optional(Type.String({ description: "Answer box (Serper's key): the answer." })),
+      snippetHighlighted: Type.Optional(Type.Array(Type.String(), { description: "Answer box (Serper's key): highlighted parts." })),
+      website: Type.Optional(Type.String({ description: "Knowledge graph (Serper's key): the entity's website." })),
+      imageUrl: Type.Optional(Type.String({ description: "Knowledge graph (Serper's key): an image." })),
+      descriptionSource: Type.Optional(Type.String({ description: "Knowledge graph (Serper's key): where the description is from." })),
+      descriptionLink: Type.Optional(Type.String({ description: "Knowledge graph (Serper's key): the description's source page." })),
+    }),
+    paging: "page",
+    deadlineMs: 15_000,
+    cost: {
+      perCall: 0.001,
+      basis: "1 credit ($0.001) per Serper search, charged whenever Serper answers; `more` and `update` are billed the same. `read`: 5 credits ($0.005) a page, then cached (0).",
+    },
+    sources: [
+      {
+        id: "serper",
+        title: "Serper",
+        requiredKeys: ["SERPER_API_KEY"],
+        async search(ctx, query, cursor) {
+          const page = serperPage(cursor);
+          const response = await ctx.upstream.send<unknown>(serperRequest("/search", query, page), ctx.signal);
+          return toSearchPage(response.status, response.body, page, query.num);
+        },
+      },
+    ],
+    update: { example: { title: "The same search, past year only", params: { time_range: "year" } } },
+    actions: {
+      read: {
+        description: `The record's page as Markdown (main content, at most ${READ_MAX_CHARS} characters). 5 credits, then cached.`,
+        mode: "fetched",
+        cost: { perCall: 0.005 },
+        async run(ctx, record) {
+          const url = record.ref?.url;
+          if (typeof url !== "string") {
+            throw invalidRequest(
+              [{ path: "/record_id", message: `this ${String(record.summary.kind ?? "record")} carries no url, so there is no page to read` }],
+              "This record has no page to read: answer boxes without a link cannot be read.",
+            );
+          }
+          const page = await readPage(ctx, { url, format: "markdown", maxChars: READ_MAX_CHARS, pointer: "/record_id" });
+          return {
+            detail: {
+              url: page.url,
+              ...(page.title === undefined ? {} : { title: page.title }),
+              content: page.content,
+              chars: page.chars,
+              truncated: page.truncated,
+              format: page.format,
+              ...(page.notes.length > 0 ? { notes: page.notes } : {}),
+            },
+            links: [{ label: "Page", url: page.url }],
+          };
+        },
+      },
+    },
+    settings: (env) => readerSettings(env, options),
+    examples: [
+      { title: "Web results for a company", body: { query: "apple inc" } },
+      { title: "Past year, from the US, in English", body: { query: "apple inc", country: "us", language: "en", time_range: "year" } },
+    ],
+  });
+}
+
+export const webSearch = webSearchCapability();
