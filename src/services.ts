@@ -60,6 +60,8 @@ export function createServices(deps: AppDeps): Services {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? cryptoIds;
   const registry = deps.registry ?? defaultRegistry;
+  // Capability settings (WEB_READ_ENGINE, …) are parsed at start, like the rest of the configuration.
+  for (const cap of Object.values(registry)) cap.checkSettings(deps.config);
   const accounts = new AccountService(deps.store, deps.config, clock, ids);
   const billing = new Billing(deps.store, accounts, clock, ids);
   const search = new SearchService({

@@ -170,9 +170,15 @@ export interface Capability {
   costBasis: string;
   /** The rules' sentences (inspect and docs). */
   ruleTexts: string[];
-  availability(setVariables: ReadonlySet<string>): Availability;
+  /**
+   * Where availability stands with these variables set. With `config`, keys that depend on the
+   * capability's settings count too (the service and the catalog pass it).
+   */
+  availability(setVariables: ReadonlySet<string>, config?: Config): Availability;
+  /** Parse the capability's settings from `config` now: a bad value stops the start instead of a first call. */
+  checkSettings(config: Config): void;
   /** The variable whose absence makes this query's variant unavailable, if any. */
-  missingKeyFor(setVariables: ReadonlySet<string>, query: JsonObject): string | undefined;
+  missingKeyFor(setVariables: ReadonlySet<string>, query: JsonObject, config?: Config): string | undefined;
   offersUpdate: boolean;
   /** How `update` treats params when it is not the default merge. */
   updateRule?: string;

@@ -56,7 +56,7 @@ export class CatalogService {
 
   catalog(caller: Caller) {
     const caps = Object.values(this.deps.registry).map((cap) => {
-      const { missing, partial } = cap.availability(this.deps.config.setVariables);
+      const { missing, partial } = cap.availability(this.deps.config.setVariables, this.deps.config);
       const reason = missing ? `${missing} is not set in this deployment` : partial;
       return {
         id: cap.id,
@@ -88,7 +88,7 @@ export class CatalogService {
 
   inspect(capabilityId: string) {
     const cap = this.deps.search.capability(capabilityId);
-    const { missing, partial } = cap.availability(this.deps.config.setVariables);
+    const { missing, partial } = cap.availability(this.deps.config.setVariables, this.deps.config);
     const reason = missing ? `${missing} is not set in this deployment` : partial;
     const followUps: JsonObject[] = [];
     if (cap.paging !== "single") {

@@ -86,13 +86,13 @@ export class SessionWork {
     if (!this.deps.accounts.isEnabled(caller, cap.id)) {
       throw this.deps.accounts.disabledError(caller, cap.id, `Upgrade the plan, or use a capability listed as enabled in ${THE_CATALOG}.`);
     }
-    const { missing } = cap.availability(this.deps.config.setVariables);
+    const { missing } = cap.availability(this.deps.config.setVariables, this.deps.config);
     if (missing) throw unavailable(cap, missing);
   }
 
   /** 503 when the variant this query selects is unavailable here (e.g. social microblog without its key). */
   assertQueryAvailable(cap: Capability, query: JsonObject): void {
-    const missing = cap.missingKeyFor(this.deps.config.setVariables, query);
+    const missing = cap.missingKeyFor(this.deps.config.setVariables, query, this.deps.config);
     if (missing) throw unavailable(cap, missing, query);
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Caller } from "../accounts/accounts.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
-import { type CallOrigin, invalidRequest, pointer } from "../errors.ts";
+import { ApiError, type CallOrigin, invalidRequest, pointer } from "../errors.ts";
 import type { SessionRow } from "../store/types.ts";
 import { unknownFieldMessage } from "../validation.ts";
 import { type ExecuteResponse, executeResponse } from "./envelope.ts";
@@ -36,7 +36,7 @@ export async function update(
   if (violations.length > 0) throw invalidRequest(violations);
   work.assertQueryAvailable(cap, query);
   const start = state.nextPosition;
-  const billed = await work.deps.billing.run(
+  const billed = await underParams(work.deps.billing.run(
     caller,
     { capability: cap.id, operation: "update", maxCredits: cap.maxCredits(query), origin },
     async () => {
@@ -50,8 +50,27 @@ export async function update(
         persist: { sessionUpdate: work.sessionUpdate(session, fresh.state, rows, query) },
       };
     },
-  );
+  ));
   return executeResponse(cap, session.id, billed.result.state, billed.result.visible, billed.charged, billed.account);
+}
+
+/**
+ * A refusal the source makes after validation (a reference the provider does not know, a place that
+ * does not geocode) points at the body's field; in an update that field was sent in `params`.
+ */
+async function underParams<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "invalid_request" && err.violations !== undefined) {
+      throw invalidRequest(
+        // `/action` (a search at its record limit) is the follow-up's own field, not a param.
+        err.violations.map((v) => ({ path: v.path.startsWith("/params") || v.path === "/action" ? v.path : `/params${v.path}`, message: v.message })),
+        err.message,
+      );
+    }
+    throw err;
+  }
 }
 
 /** Shallow merge; a null param removes the stored field (its default then applies again). */

@@ -31,7 +31,7 @@ import type {
 } from "../types.ts";
 import { type CostDecl, creditsFor, Meter, typicalCredits, usedUsd, worstCredits } from "./costs.ts";
 import { checkRules, publishedSchema, type Rule } from "./rules.ts";
-import { firstMissing, runChain, type Source } from "./sources.ts";
+import { firstMissing, keysOf, runChain, type Source } from "./sources.ts";
 
 export type { Source } from "./sources.ts";
 
@@ -172,10 +172,13 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
     if (!variant) throw new ApiError("internal_error", `${decl.id}: no variant for ${decl.variants.field}=${JSON.stringify(value)}.`);
     return variant;
   };
-  const variantMissing = (v: VariantDecl<Static<S>, Settings>, set: ReadonlySet<string>): string | undefined => {
+  const variantMissing = (v: VariantDecl<Static<S>, Settings>, set: ReadonlySet<string>, config?: Config): string | undefined => {
     const own = firstMissing(v.requiredKeys, set);
     if (own !== undefined) return own;
-    const missing = v.sources.map((s) => firstMissing(s.requiredKeys, set));
+    // Keys that depend on settings count only where the configuration is known.
+    const missing = v.sources.map((s) =>
+      typeof s.requiredKeys === "function" && config === undefined ? undefined : firstMissing(keysOf(s, config === undefined ? (undefined as Settings) : settingsOf(config)), set),
+    );
     return missing.every((m) => m !== undefined) ? missing[0] : undefined;
   };
   const costOf = (query: JsonObject) => variantOf(query).cost ?? decl.cost;
@@ -223,12 +226,15 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
     typicalCredits: typicalCredits(decl.cost),
     costBasis: decl.cost.basis,
     ruleTexts: rules.map((r) => r.text),
-    availability(set): Availability {
+    checkSettings(config) {
+      settingsOf(config);
+    },
+    availability(set, config): Availability {
       if (!decl.variants) {
-        const missing = variantMissing({ sources: decl.sources! }, set);
+        const missing = variantMissing({ sources: decl.sources! }, set, config);
         return missing === undefined ? {} : { missing };
       }
-      const missing = variantNames.map((n) => [n, variantMissing(decl.variants!.options[n]!, set)] as const);
+      const missing = variantNames.map((n) => [n, variantMissing(decl.variants!.options[n]!, set, config)] as const);
       const off = missing.filter(([, m]) => m !== undefined);
       if (off.length === 0) return {};
       if (off.length === missing.length) return { missing: off[0]![1]! };
@@ -237,8 +243,8 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
         partial: off.map(([n, m]) => `${field} "${n}" is unavailable: ${m} is not set in this deployment`).join("; "),
       };
     },
-    missingKeyFor(set, query) {
-      return variantMissing(variantOf(query), set);
+    missingKeyFor(set, query, config) {
+      return variantMissing(variantOf(query), set, config);
     },
     offersUpdate: update !== undefined,
     ...(update?.rule === undefined ? {} : { updateRule: update.rule }),

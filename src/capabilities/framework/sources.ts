@@ -15,8 +15,12 @@ export interface Source<Q, Settings = unknown> {
   id: string;
   /** The provider's name as people know it, for notes. */
   title: string;
-  /** Variables this source needs; a source whose variable is unset is skipped (and said so). */
-  requiredKeys?: readonly string[];
+  /**
+   * Variables this source needs; a source whose variable is unset is skipped (and said so). A function
+   * of the capability's settings when they decide it (web.read's Jina engine needs JINA_API_KEY only
+   * when WEB_READ_ENGINE=jina).
+   */
+  requiredKeys?: readonly string[] | ((settings: Settings) => readonly string[]);
   /** One slice: `cursor` is null for the first one, else a `next` this source returned. */
   search(ctx: CapabilityContext<Settings>, query: Q, cursor: JsonValue): Promise<SourcePage>;
   /**
@@ -25,6 +29,11 @@ export interface Source<Q, Settings = unknown> {
    * "Answered by <title> because <primary> failed (…)".
    */
   fallbackNotes?(query: Q): string[];
+}
+
+/** A source's required variables under the capability's settings. */
+export function keysOf<Q, S>(source: Source<Q, S>, settings: S): readonly string[] | undefined {
+  return typeof source.requiredKeys === "function" ? source.requiredKeys(settings) : source.requiredKeys;
 }
 
 /** The first of `keys` not in `set`. */
@@ -80,7 +89,7 @@ export async function runChain<Q, S>(
   const skipped: string[] = [];
   const failures: { source: Source<Q, S>; error: ApiError }[] = [];
   for (const [index, source] of chain.entries()) {
-    const missing = firstMissing(source.requiredKeys, set);
+    const missing = firstMissing(keysOf(source, ctx.settings), set);
     if (missing !== undefined) {
       skipped.push(`${source.title} is not configured in this deployment (${missing} is not set)`);
       continue;
@@ -99,6 +108,7 @@ export async function runChain<Q, S>(
         throw new ApiError(error.code, `Every source failed. ${[...failures.map((f) => `${f.source.title}: ${f.error.message}`), `${source.title}: ${error.message}`].join(" ")}`, {
           cause: error,
           retryable: error.retryable,
+          ...(error.violations === undefined ? {} : { violations: error.violations }),
           ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
           ...(error.hint === undefined ? {} : { hint: error.hint }),
         });

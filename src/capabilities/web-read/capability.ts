@@ -49,6 +49,8 @@ export function webReadCapability(options: ReaderOptions = {}) {
       {
         id: "reader",
         title: "Reader",
+        // The Jina engine needs its key; the local reader needs none.
+        requiredKeys: (settings) => (settings.engine === "jina" ? ["JINA_API_KEY"] : []),
         async search(ctx, query) {
           const page = await readPage(ctx, { url: query.url, format: query.format, maxChars: query.max_chars, pointer: "/url" });
           return {
