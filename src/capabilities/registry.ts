@@ -4,6 +4,7 @@
  * entry's key is its capability's id. Only these appear in the catalog.
  */
 import { academicSearch } from "./academic-search/capability.ts";
+import { companiesFinancials } from "./companies-financials/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { recipesSearch } from "./recipes-search/capability.ts";
@@ -14,6 +15,7 @@ export const capabilities = {
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
   "markets.quote": marketsQuote,
+  "companies.financials": companiesFinancials,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
