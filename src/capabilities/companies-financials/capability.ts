@@ -19,8 +19,8 @@ import { range, type Rule, type RuleInput, validDate } from "../framework/rules.
 import type { CapabilityContext, JsonObject } from "../types.ts";
 import { str } from "../shared/read.ts";
 import { REPORT_FORMS } from "./edgar.ts";
-import { FACT_VIEWS, type FactView, factDetail } from "./facts.ts";
-import { factPage, listFilings, loadFiling, resolveCik } from "./filing.ts";
+import { FACT_VIEWS, type FactView, factDetails } from "./facts.ts";
+import { factDetailOf, factView, listFilings, resolveCik } from "./filing.ts";
 
 const NOT_INFERRED =
   "Facts are as reported, never inferred: dimensions the filer did not report stay absent (unknown), and segment, " +
@@ -126,8 +126,7 @@ async function factAction(ctx: CapabilityContext<unknown>, record: RecordView<Co
       "This filing has no XBRL financial data.",
     );
   }
-  const { extraction, ref } = await loadFiling(ctx, cik, accession, "/record_id");
-  return factDetail(extraction, ref, view);
+  return factDetailOf(ctx, cik, accession, view);
 }
 
 export const companiesFinancials = defineCapability({
@@ -202,10 +201,9 @@ export const companiesFinancials = defineCapability({
           };
           return listFilings(ctx, cik, filter, named);
         }
-        const { extraction, ref } = await loadFiling(ctx, cik, query.accession!, "/accession");
         const ignored = (["forms", "filed_from", "filed_to"] as const).filter((f) => query[f] !== undefined);
         const notes = ignored.length === 0 ? [] : [`${ignored.map((f) => `\`${f}\``).join(", ")} select filings and do not apply to view "${query.view}".`];
-        return factPage(extraction, ref, query.view, notes);
+        return factView(ctx, cik, query.accession!, query.view, notes);
       },
     },
   ],
@@ -228,6 +226,8 @@ export const companiesFinancials = defineCapability({
       run: (ctx, record) => factAction(ctx, record, "revenue_breakdown"),
     },
   },
+  // Fact records: the fact's other fields are in the record's ref, what its page shares in the page's source.
+  detailFromSource: (source, record) => factDetails(source, record.summary, record.ref),
   examples: [
     { title: "Apple's filings, newest first", body: { company: { ticker: "AAPL" } } },
     {

@@ -4,7 +4,7 @@
  * the accession need them, older pages), and reading one filing's XBRL instance and labels.
  */
 import { ApiError, invalidRequest } from "../../errors.ts";
-import type { CapabilityContext, SourcePage } from "../types.ts";
+import type { CapabilityContext, JsonObject, Link, SourcePage } from "../types.ts";
 import {
   chooseDocuments,
   cik10,
@@ -24,9 +24,8 @@ import {
   submissionsRequest,
   tickersRequest,
 } from "./edgar.ts";
-import { type FactView, type FilingRef, factRecord, selectionNotes, viewFacts } from "./facts.ts";
+import type { FactView, FilingRef } from "./facts.ts";
 import { extractOffLoop } from "./xbrl-pool.ts";
-import type { Extraction } from "./xbrl.ts";
 
 /** The tickers file is kept this long in the process's bounded cache (EDGAR updates it daily at most). */
 const TICKERS_TTL_MS = 12 * 3600 * 1000;
@@ -83,17 +82,19 @@ export async function listFilings(ctx: CapabilityContext<unknown>, cik: string, 
   return { records: rows.map((r) => filingRecord(r, cik, subs.issuer)), next: null, ...(notes.length > 0 ? { notes } : {}) };
 }
 
+/** A filing's documents as read, and how to name them. */
+interface FilingDocuments {
+  instance: string;
+  labels: string | null;
+  ref: FilingRef;
+}
+
 /**
- * Read one filing's facts: its directory listing, its instance and label linkbase, extracted off the
- * event loop. `pointer` says which field named the filing (the request's `/accession`, or the
- * record acted on): a filing EDGAR does not have, or one without XBRL, is refused there.
+ * Read one filing's documents: its directory listing, then its instance and label linkbase.
+ * `pointer` says which field named the filing (the request's `/accession`, or the record acted
+ * on): a filing EDGAR does not have, or one without XBRL, is refused there.
  */
-export async function loadFiling(
-  ctx: CapabilityContext<unknown>,
-  cik: string,
-  accession: string,
-  pointer: "/accession" | "/record_id",
-): Promise<{ extraction: Extraction; ref: FilingRef }> {
+async function readFiling(ctx: CapabilityContext<unknown>, cik: string, accession: string, pointer: "/accession" | "/record_id"): Promise<FilingDocuments> {
   const index = await ctx.upstream.send<unknown>(filingIndexRequest(cik, accession), ctx.signal);
   if (index.status === 404) {
     if (pointer === "/record_id") throw new ApiError("provider_error", `EDGAR lists filing ${accession} for CIK ${cik} but has no directory for it.`);
@@ -113,20 +114,25 @@ export async function loadFiling(
     ctx.upstream.send<string>(documentRequest(cik, accession, docs.instance), ctx.signal),
     docs.labels === null ? Promise.resolve(null) : ctx.upstream.send<string>(documentRequest(cik, accession, docs.labels), ctx.signal),
   ]);
-  const retrievedAt = ctx.now().toISOString();
-  const instanceUrl = documentUrl(cik, accession, docs.instance);
-  const extraction = await extractOffLoop({ instance: instance.body, labels: labels?.body ?? null, instanceUrl }, ctx.signal);
-  const labelsUrl = docs.labels === null ? null : documentUrl(cik, accession, docs.labels);
-  return { extraction, ref: { cik, accession, instanceUrl, labelsUrl, retrievedAt } };
+  const ref: FilingRef = {
+    cik,
+    accession,
+    instanceUrl: documentUrl(cik, accession, docs.instance),
+    labelsUrl: docs.labels === null ? null : documentUrl(cik, accession, docs.labels),
+    retrievedAt: ctx.now().toISOString(),
+  };
+  return { instance: instance.body, labels: labels?.body ?? null, ref };
 }
 
-/** A fact view's page: every fact of the view as a record (local paging). */
-export function factPage(extraction: Extraction, ref: FilingRef, view: FactView, extraNotes: string[]): SourcePage {
-  const facts = viewFacts(extraction, view);
-  const notes = [
-    `${facts.length} ${view === "revenue_breakdown" ? "revenue facts" : "facts"} of filing ${ref.accession}, ${view === "revenue_breakdown" ? "grouped whole-company, segment, geographic, product, other" : "in document order"}; \`more\` pages them (free).`,
-    ...extraNotes,
-    ...selectionNotes(extraction, view),
-  ];
-  return { records: facts.map((f) => factRecord(f, ref)), next: null, notes };
+/** A fact view of the filing `accession` names: every fact of the view as a record (local paging). */
+export async function factView(ctx: CapabilityContext<unknown>, cik: string, accession: string, view: FactView, notes: string[]): Promise<SourcePage> {
+  const filing = await readFiling(ctx, cik, accession, "/accession");
+  const page = await extractOffLoop({ ...filing, view, output: "records" }, ctx.signal);
+  return { records: page.records, next: null, notes: [...notes, ...page.notes], source: page.source };
+}
+
+/** The `financials` / `revenue_breakdown` detail of a record's filing. */
+export async function factDetailOf(ctx: CapabilityContext<unknown>, cik: string, accession: string, view: FactView): Promise<{ detail: JsonObject; links: Link[] }> {
+  const filing = await readFiling(ctx, cik, accession, "/record_id");
+  return extractOffLoop({ ...filing, view, output: "detail" }, ctx.signal);
 }

@@ -9,8 +9,7 @@
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
 import { ApiError } from "../../errors.ts";
-import type { ExtractResult, ExtractTask } from "./xbrl-worker.ts";
-import type { Extraction } from "./xbrl.ts";
+import type { Detail, ExtractResult, ExtractTask, Records } from "./xbrl-worker.ts";
 
 let pool: Piscina<ExtractTask, ExtractResult> | undefined;
 
@@ -25,8 +24,13 @@ function xbrlPool(): Piscina<ExtractTask, ExtractResult> {
   return pool;
 }
 
-/** The facts of an instance, extracted off the event loop; aborted with `signal` (the call's deadline). */
-export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Promise<Extraction> {
+/**
+ * The facts of a filing, extracted off the event loop, as the call answers them: a fact view's
+ * records, or a record action's detail. Aborted with `signal` (the call's deadline).
+ */
+export async function extractOffLoop(task: ExtractTask<"records">, signal: AbortSignal): Promise<Records>;
+export async function extractOffLoop(task: ExtractTask<"detail">, signal: AbortSignal): Promise<Detail>;
+export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Promise<Records | Detail> {
   let result: ExtractResult;
   try {
     result = await xbrlPool().run(task, { signal });
@@ -35,7 +39,7 @@ export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Pr
     throw new ApiError("internal_error", "The filing's XBRL instance could not be extracted.", { cause: err });
   }
   if ("error" in result) throw new ApiError("provider_error", `EDGAR's XBRL instance could not be read: ${result.error}.`);
-  return result.extraction;
+  return result;
 }
 
 /** Stop the pool's threads (tests and benchmarks that want a clean exit at once). */

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { fixtureText, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import type { JsonObject } from "../types.ts";
 import { companiesFinancials } from "./capability.ts";
-import { breakdownOf, factDetail, type FilingRef, isRevenue, MAX_DETAIL_FACTS, viewFacts } from "./facts.ts";
+import { breakdownOf, factDetail, factDetails, factPage, type FilingRef, isRevenue, MAX_DETAIL_FACTS, viewFacts } from "./facts.ts";
 import { extractFacts, type Fact, readLabels, reportedNumber, XbrlFormatError } from "./xbrl.ts";
 
 const NFLX_URL = "https://www.sec.gov/Archives/edgar/data/1065280/000119312510235785/nflx-20100930.xml";
@@ -260,4 +260,24 @@ test("financials detail: the spec's keys, at most 100 facts, the count, and a co
   assert.equal(revenue.truncated, false);
   assert.equal("continuation" in revenue, false);
   assert.ok((revenue.notes as string[]).some((n) => /not additive/.test(n)));
+});
+
+test("fact records: summary and ref give back every fact whole, for details (no provider call)", () => {
+  for (const [x, view] of [
+    [nflx(), "financials"],
+    [example(), "revenue_breakdown"],
+  ] as const) {
+    const page = factPage(x, nflxRef, view);
+    const facts = viewFacts(x, view);
+    assert.equal(page.records.length, facts.length);
+    page.records.forEach((record, i) => {
+      assert.equal(record.detail, undefined, "not stored twice");
+      const out = factDetails(page.source, record.summary, record.ref ?? null);
+      assert.ok(out);
+      assert.deepEqual(out.detail.fact, facts[i]);
+      assert.equal(out.detail.retrieved_at, nflxRef.retrievedAt);
+      assert.deepEqual(out.detail.source_documents, { instance: facts[i]!.source_url.split("#")[0], labels: nflxRef.labelsUrl });
+    });
+  }
+  assert.equal(factDetails("{}", { title: "x" }, null), null);
 });

@@ -107,7 +107,9 @@ const parser = new XMLParser({
   preserveOrder: true,
   parseTagValue: false,
   parseAttributeValue: false,
-  trimValues: false,
+  // Text is trimmed (a fact's value is its trimmed text), and whitespace between elements then makes
+  // no text node: a third fewer nodes to build and collect.
+  trimValues: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
   // Numeric character references (&#8217;) are decoded only with this on; it also knows HTML's
@@ -155,6 +157,11 @@ function textOf(children: XNode[]): string {
 
 /** Prefix → namespace URI, from `xmlns:*` attributes (and the default namespace under ""). */
 class Scope {
+  /** QName → [namespace, local name]: an instance repeats a few hundred names thousands of times. */
+  private readonly names = new Map<string, [string, string]>();
+  /** `ns local` → the attribute names (`prefix:local`) that can carry it here. */
+  private readonly attrNames = new Map<string, string[]>();
+
   constructor(private readonly map: ReadonlyMap<string, string>) {}
 
   static root(attrs: Attrs): Scope {
@@ -177,16 +184,26 @@ class Scope {
 
   /** [namespace, local name] of an element QName. */
   element(qname: string): [string, string] {
-    const i = qname.indexOf(":");
-    return i < 0 ? [this.map.get("") ?? "", qname] : [this.map.get(qname.slice(0, i)) ?? "", qname.slice(i + 1)];
+    let hit = this.names.get(qname);
+    if (hit === undefined) {
+      const i = qname.indexOf(":");
+      hit = i < 0 ? [this.map.get("") ?? "", qname] : [this.map.get(qname.slice(0, i)) ?? "", qname.slice(i + 1)];
+      this.names.set(qname, hit);
+    }
+    return hit;
   }
 
   /** The attribute of `attrs` in namespace `ns` with local name `local`. */
   attr(attrs: Attrs, ns: string, local: string): string | undefined {
-    for (const k in attrs) {
-      const i = k.indexOf(":");
-      if (i < 0 || k.slice(i + 1) !== local) continue;
-      if (this.map.get(k.slice(0, i)) === ns) return attrs[k];
+    const key = `${ns} ${local}`;
+    let names = this.attrNames.get(key);
+    if (names === undefined) {
+      names = [...this.map].filter(([prefix, uri]) => uri === ns && prefix !== "").map(([prefix]) => `${prefix}:${local}`);
+      this.attrNames.set(key, names);
+    }
+    for (const name of names) {
+      const v = attrs[name];
+      if (v !== undefined) return v;
     }
     return undefined;
   }
@@ -205,6 +222,8 @@ interface Context {
   dimensions: Dimension[];
   /** Equal for s-equal contexts (entity, period, dimensions), for duplicate detection. */
   signature: string;
+  /** The signature's number (one per distinct signature in the instance). */
+  key?: number;
 }
 
 function readContext(node: XNode, tag: string, scope: Scope): Context {
@@ -389,8 +408,18 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   const nodes = childrenOf(root, rootTag);
 
   const contexts = new Map<string, Context>();
+  /** Signatures as small numbers, so a duplicate key is short. */
+  const signatures = new Map<string, number>();
+  const intern = (signature: string): number => {
+    let n = signatures.get(signature);
+    if (n === undefined) {
+      n = signatures.size;
+      signatures.set(signature, n);
+    }
+    return n;
+  };
   /** Unit id → the unit and its signature (units equal by their measures are one unit for duplicates). */
-  const units = new Map<string, { unit: Fact["unit"]; signature: string }>();
+  const units = new Map<string, { unit: Fact["unit"]; signature: number }>();
   for (const node of nodes) {
     const tag = tagOf(node);
     if (tag === undefined) continue;
@@ -398,10 +427,14 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
     if (ns !== NS.xbrli) continue;
     const id = attrsOf(node).id;
     if (id === undefined) continue;
-    if (local === "context") contexts.set(id, readContext(node, tag, scope));
+    if (local === "context") {
+      const context = readContext(node, tag, scope);
+      context.key = intern(context.signature);
+      contexts.set(id, context);
+    }
     else if (local === "unit") {
       const unit = readUnit(node, tag, scope);
-      units.set(id, { unit, signature: JSON.stringify(unit) });
+      units.set(id, { unit, signature: intern(JSON.stringify(unit)) });
     }
   }
 
@@ -409,7 +442,7 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   const facts: ExtractedFact[] = [];
   const groups = new Map<string, ExtractedFact[]>();
   let factElements = 0;
-  const noUnit = { unit: { numerator: [], denominator: [] } as Fact["unit"], signature: "" };
+  const noUnit = { unit: { numerator: [], denominator: [] } as Fact["unit"], signature: -1 };
   for (const node of nodes) {
     const tag = tagOf(node);
     if (tag === undefined) continue;
@@ -468,7 +501,7 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
     const extracted: ExtractedFact = { fact, namespace: ns, local };
     facts.push(extracted);
     const lang = unitRef === undefined ? (own.attr(attrs, NS.xml, "lang") ?? "") : "";
-    const key = `${ns}\u0000${local}\u0000${context.signature}\u0000${unit.signature}\u0000${lang}`;
+    const key = `${local} ${ns} ${context.key} ${unit.signature} ${lang}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [extracted]);
     else group.push(extracted);
