@@ -193,20 +193,30 @@ class Scope {
     return hit;
   }
 
-  /** The attribute of `attrs` in namespace `ns` with local name `local`. */
-  attr(attrs: Attrs, ns: string, local: string): string | undefined {
+  /** The attribute names (`prefix:local`) that carry `ns`'s `local` in this scope (usually one). */
+  attrNamesOf(ns: string, local: string): readonly string[] {
     const key = `${ns} ${local}`;
     let names = this.attrNames.get(key);
     if (names === undefined) {
       names = [...this.map].filter(([prefix, uri]) => uri === ns && prefix !== "").map(([prefix]) => `${prefix}:${local}`);
       this.attrNames.set(key, names);
     }
-    for (const name of names) {
-      const v = attrs[name];
-      if (v !== undefined) return v;
-    }
-    return undefined;
+    return names;
   }
+
+  /** The attribute of `attrs` in namespace `ns` with local name `local`. */
+  attr(attrs: Attrs, ns: string, local: string): string | undefined {
+    return pick(attrs, this.attrNamesOf(ns, local));
+  }
+}
+
+/** The first of `names` that `attrs` has. */
+function pick(attrs: Attrs, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const v = attrs[name];
+    if (v !== undefined) return v;
+  }
+  return undefined;
 }
 
 /** The document element (skipping comments' and whitespace's text nodes). */
@@ -345,6 +355,14 @@ export function readLabels(xml: string): Map<string, string> {
     const linkTag = tagOf(link);
     if (linkTag === undefined || scope.element(linkTag)[1] !== "labelLink") continue;
     const inner = scope.within(attrsOf(link));
+    const [xLabel, xHref, xRole, xFrom, xTo, xLang] = [
+      inner.attrNamesOf(NS.xlink, "label"),
+      inner.attrNamesOf(NS.xlink, "href"),
+      inner.attrNamesOf(NS.xlink, "role"),
+      inner.attrNamesOf(NS.xlink, "from"),
+      inner.attrNamesOf(NS.xlink, "to"),
+      inner.attrNamesOf(NS.xml, "lang"),
+    ];
     const locs = new Map<string, string>();
     const labels = new Map<string, { role: string; lang: string; text: string }[]>();
     const arcs: [string, string][] = [];
@@ -353,22 +371,22 @@ export function readLabels(xml: string): Map<string, string> {
       if (tag === undefined) continue;
       const attrs = attrsOf(node);
       const local = inner.element(tag)[1];
-      const name = inner.attr(attrs, NS.xlink, "label");
+      const name = pick(attrs, xLabel);
       if (local === "loc" && name !== undefined) {
-        const href = inner.attr(attrs, NS.xlink, "href") ?? "";
+        const href = pick(attrs, xHref) ?? "";
         const hash = href.indexOf("#");
         if (hash >= 0) locs.set(name, href.slice(hash + 1));
       } else if (local === "label" && name !== undefined) {
         const list = labels.get(name) ?? [];
         list.push({
-          role: inner.attr(attrs, NS.xlink, "role") ?? ROLE_ORDER[0]!,
-          lang: inner.attr(attrs, NS.xml, "lang") ?? "",
+          role: pick(attrs, xRole) ?? ROLE_ORDER[0]!,
+          lang: pick(attrs, xLang) ?? "",
           text: textOf(childrenOf(node, tag)).trim(),
         });
         labels.set(name, list);
       } else if (local === "labelArc") {
-        const from = inner.attr(attrs, NS.xlink, "from");
-        const to = inner.attr(attrs, NS.xlink, "to");
+        const from = pick(attrs, xFrom);
+        const to = pick(attrs, xTo);
         if (from !== undefined && to !== undefined) arcs.push([from, to]);
       }
     }
@@ -442,6 +460,8 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   const facts: ExtractedFact[] = [];
   const groups = new Map<string, ExtractedFact[]>();
   let factElements = 0;
+  const xsiNil = scope.attrNamesOf(NS.xsi, "nil");
+  const xmlLang = scope.attrNamesOf(NS.xml, "lang");
   const noUnit = { unit: { numerator: [], denominator: [] } as Fact["unit"], signature: -1 };
   for (const node of nodes) {
     const tag = tagOf(node);
@@ -457,7 +477,7 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
       continue;
     }
     factElements += 1;
-    if (own.attr(attrs, NS.xsi, "nil") === "true") {
+    if ((own === scope ? pick(attrs, xsiNil) : own.attr(attrs, NS.xsi, "nil")) === "true") {
       skipped.nil += 1;
       continue;
     }
@@ -500,7 +520,7 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
     };
     const extracted: ExtractedFact = { fact, namespace: ns, local };
     facts.push(extracted);
-    const lang = unitRef === undefined ? (own.attr(attrs, NS.xml, "lang") ?? "") : "";
+    const lang = unitRef === undefined ? ((own === scope ? pick(attrs, xmlLang) : own.attr(attrs, NS.xml, "lang")) ?? "") : "";
     const key = `${local} ${ns} ${context.key} ${unit.signature} ${lang}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [extracted]);
