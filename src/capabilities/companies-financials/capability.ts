@@ -15,7 +15,7 @@ import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
 import { isoDate, num, oneOfOr } from "../framework/fields.ts";
-import { range, type Rule, type RuleInput, validDate } from "../framework/rules.ts";
+import { custom, range, type Rule, type RuleInput, validDate } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
 import { str } from "../shared/read.ts";
 import { REPORT_FORMS } from "./edgar.ts";
@@ -92,6 +92,15 @@ const oneCompany: Rule = {
   },
   schema: (): JsonObject => ({ properties: { company: { oneOf: [{ required: ["cik"] }, { required: ["ticker"] }] } } }),
 };
+
+/**
+ * Spec 4.6's ticker rule, published with the others. It needs EDGAR's tickers file, so it is checked
+ * when the search runs (filing.ts, `resolveCik`: 400 at /company/ticker, nothing charged).
+ */
+const tickerNamesOneFiler = custom(
+  "A `ticker` must name exactly one filer in EDGAR's ticker list, else give the company's `cik` (checked when the search runs).",
+  () => [],
+);
 
 /** The fact views read one filing: `accession` is required with them. */
 const factViewsNeedAccession: Rule = {
@@ -182,7 +191,7 @@ export const companiesFinancials = defineCapability({
   paging: "local",
   deadlineMs: 40_000,
   cost: free("Free: SEC EDGAR is public data; searches and every record action cost 0 credits."),
-  rules: [oneCompany, validDate("filed_from"), validDate("filed_to"), range("filed_from", "filed_to"), factViewsNeedAccession],
+  rules: [oneCompany, tickerNamesOneFiler, validDate("filed_from"), validDate("filed_to"), range("filed_from", "filed_to"), factViewsNeedAccession],
   sources: [
     {
       id: "edgar",
