@@ -111,9 +111,9 @@ const factViewsNeedAccession: Rule = {
     const at = sent?.has("view") && !sent.has("accession") ? "/view" : "/accession";
     return [{ path: at, message: `view "${query.view}" reads one filing: give its \`accession\` (view "filings" lists them)` }];
   },
-  // "a fact view → accession", as an implication (not A, or B).
+  // "a fact view → accession", as "the filings view (or the default), or an accession".
   schema: (): JsonObject => ({
-    anyOf: [{ not: { required: ["view"], properties: { view: { enum: [...FACT_VIEWS] } } } }, { required: ["accession"] }],
+    anyOf: [{ properties: { view: { enum: ["filings"] } } }, { required: ["accession"] }],
   }),
 };
 
