@@ -118,8 +118,8 @@ const parser = new XMLParser({
 });
 
 function parse(xml: string, what: string): XNode[] {
-  // No instance or linkbase EDGAR serves has a DTD; one here could only declare entities.
-  if (/<!DOCTYPE/i.test(xml.slice(0, 4096))) throw new XbrlFormatError(`the ${what} declares a DOCTYPE`);
+  // No instance or linkbase EDGAR serves has a DTD; one here could only declare entities to expand.
+  if (xml.includes("<!DOCTYPE") || xml.includes("<!doctype")) throw new XbrlFormatError(`the ${what} declares a DOCTYPE`);
   try {
     return parser.parse(xml) as XNode[];
   } catch (err) {
