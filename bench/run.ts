@@ -26,6 +26,7 @@ import { startServerProcess } from "./server-process.ts";
 import { runSoak } from "./soak.ts";
 import { percentile } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
+import { runXbrlBench } from "./xbrl.ts";
 
 /** Two scenarios' per-slice figures, paired in the order the slices ran. */
 function slicePairs(a: number[] | undefined, b: number[] | undefined): [number, number][] {
@@ -150,6 +151,11 @@ async function soakMode(options: BenchOptions): Promise<void> {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  // `--only xbrl`: companies.financials' extraction and event-loop figures (bench/xbrl.ts), in this process.
+  if (options.only?.delete("xbrl")) {
+    await runXbrlBench(options);
+    if (options.only.size === 0) return;
+  }
   if (options.soak) await soakMode(options);
   else {
     // `read` is the reader's extraction bench (bench/read.ts): no server; the other scenarios run as before.

@@ -104,6 +104,13 @@ const MORE_BODIES: Record<string, object[]> = {
   "books.search": [{ query: "denver,co", num: 5 }],
   "codehost.search": [{ query: "github language:Python", sort: "stars" }],
   "video.search": [{ query: "surfing", num: 25 }],
+  "companies.financials": [
+    // The documented dimensional example: explicit, typed and scenario members, a number kept as text.
+    { company: { cik: "0" }, view: "financials", accession: "0000000000-25-000001", num: 10 },
+    { company: { cik: "0" }, view: "revenue_breakdown", accession: "0000000000-25-000001" },
+    // A filing of the older submissions page (no report date, primary document or acceptance time).
+    { company: { cik: "320193" }, accession: "0001193125-10-012091" },
+  ],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

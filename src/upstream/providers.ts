@@ -212,6 +212,24 @@ export const PROVIDERS = {
     // Jina Reader answers JSON (`{code, data: {title, url, content}}`) only when asked to.
     headers: { accept: "application/json" },
   },
+  sec: {
+    id: "sec",
+    title: "SEC EDGAR",
+    // data.sec.gov serves `submissions`; www.sec.gov the tickers file and the filing archives.
+    hosts: {
+      default: { baseUrlVar: "SEC_DATA_BASE_URL", defaultBaseUrl: "https://data.sec.gov" },
+      www: { baseUrlVar: "SEC_WWW_BASE_URL", defaultBaseUrl: "https://www.sec.gov" },
+    },
+    // EDGAR is keyless but requires a descriptive User-Agent with a contact (PROVIDERS.md): the
+    // contact is the provider's "key", sent as the User-Agent (key headers are set last, so it
+    // replaces Quarry's own), and without it companies.financials is unavailable.
+    keyVar: "SEC_USER_AGENT",
+    keyPlacement: { in: "header", name: "user-agent" },
+    // At most 10 requests a second (PROVIDERS.md, SEC's fair access policy).
+    minIntervalMs: 100,
+    // XBRL instances of large 10-Ks run to tens of megabytes (docs/providers.md, companies.financials).
+    maxResponseBytes: 32 * 1024 * 1024,
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;
