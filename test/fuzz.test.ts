@@ -71,6 +71,15 @@ import {
 const BASE_SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const RUNS = process.env.FUZZ_RUNS ? Math.max(1, Number(process.env.FUZZ_RUNS)) : 200;
 const SMALL_RUNS = Math.max(1, Math.round(RUNS / 4));
+
+/**
+ * Runs per endpoint of the mutated-bodies property: RUNS each while there were a handful of
+ * endpoints; with one per capability (~30) the same budget of RUNS × 8 requests is shared, at least
+ * 50 each, so the suite's time does not grow with every capability added. FUZZ_RUNS scales it.
+ */
+function perEndpointRuns(): number {
+  return Math.max(Math.min(RUNS, 50), Math.round((RUNS * 8) / Math.max(1, endpoints.length)));
+}
 /** Huge credits and rate limit: no 402/429 masks a result. Sharpen allows every stage. */
 const PLANS = JSON.stringify([
   {
@@ -117,13 +126,15 @@ async function check<T>(
   arb: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
   numRuns: number,
+  /** Values run first, whatever the seed (the endpoint's own examples: at least one call succeeds). */
+  examples: T[] = [],
 ): Promise<void> {
   // One seed per property, from the base seed and the test's name (stable under --test-name-pattern).
   let seed = BASE_SEED | 0;
   for (const ch of t.name) seed = Math.imul(seed ^ ch.charCodeAt(0), 16777619);
   t.diagnostic(`seed ${seed} (FUZZ_SEED=${BASE_SEED}), ${numRuns} runs`);
   try {
-    await fc.assert(fc.asyncProperty(arb, predicate), { seed, numRuns });
+    await fc.assert(fc.asyncProperty(arb, predicate), { seed, numRuns, examples: examples.map((e) => [e] as [T]) });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new Error(`Replay with FUZZ_SEED=${BASE_SEED} FUZZ_RUNS=${RUNS}.\n${message}`, { cause: err });
@@ -505,9 +516,10 @@ describe("REST: every body-taking endpoint of the OpenAPI document", () => {
       const stats = new Stats();
       await t.test(ep.path, async (st) => {
         const arb = fc.oneof({ weight: 9, arbitrary: bodiesFor(ep) }, { weight: 1, arbitrary: rawPayload() });
-        await check(st, arb, async (p) => stats.add(...(await restCase(ep, p))), RUNS);
+        const own: Payload[] = (ep.capability ? (examples.get(ep.capability) ?? []) : []).map((value) => ({ kind: "json", value, label: "example" }));
+        await check(st, arb, async (p) => stats.add(...(await restCase(ep, p))), perEndpointRuns(), own);
         st.diagnostic(stats.toString());
-        if (RUNS >= 50) {
+        if (perEndpointRuns() >= 50) {
           assert.ok(stats.get("invalid") > 0, `${ep.path}: the fuzzer produced no invalid body`);
           assert.ok(
             stats.get("valid") + stats.get("merits") > 0,

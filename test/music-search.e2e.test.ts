@@ -81,7 +81,7 @@ describe("music.search details", () => {
       const res = await details(track.record_id);
       assert.equal(res.status, 502, JSON.stringify(res.body));
       assert.equal(res.body.error.code, "provider_error");
-      assert.equal(res.body.error.retryable, true);
+      assert.equal(res.body.error.retryable, false, "a 404 from Deezer is a refusal");
       assert.match(res.body.error.requestId, /^req_/);
       const calls = albumCalls(from);
       assert.equal(calls.length, attempt, "a failure is not cached: each call asks Deezer again");

@@ -4,7 +4,8 @@
  *
  * Routing: each folder is served under a URL prefix equal to its provider id (see prefixForFolder).
  * Matching inside a prefix: method, then path (exact, `{name}` template segment, or
- * `match_path_regex`), then query (subset semantics, see entryScore). Most matched params wins;
+ * `match_path_regex`), then query and a POST's JSON body (subset semantics, see entryScore and
+ * bodyLeaves: an entry's `match_body`). Most matched params wins;
  * ties prefer an exact path, then exact values over placeholders, then file order.
  *
  * Offset paging: an entry with a `window` (see PageWindow) answers any page that lies inside the
@@ -55,6 +56,10 @@ export interface FixtureEntry {
   pathPattern?: RegExp;
   /** Set when the recording answers pages inside the items it holds (offset paging). */
   window?: LoadedWindow;
+  /** The recorded request's JSON body, when recorded. */
+  requestBody?: unknown;
+  /** What a request body must contain (match_body); unset: any body. */
+  bodyPattern?: unknown;
 }
 
 /**
@@ -104,6 +109,8 @@ export interface FixtureIndex {
     method: string,
     path: string,
     query: ReadonlyMap<string, readonly string[]>,
+    /** The request's JSON body, parsed (POST recordings may require parts of it). */
+    body?: unknown,
   ): FixtureMatch | undefined;
 }
 
@@ -118,6 +125,14 @@ interface RawEntry {
   status: number;
   content_type?: string;
   window?: PageWindow;
+  /** The JSON body of the recorded request (POST), as recorded. */
+  request_body?: unknown;
+  /**
+   * What a request's JSON body must contain to be answered by this recording (a subset: objects by
+   * key, arrays element by element, `...` or `<…>` any value). Without it any body matches
+   * (`request_body` only documents what was recorded).
+   */
+  match_body?: unknown;
 }
 
 interface PrefixRoutes {
@@ -199,6 +214,8 @@ function parseRawEntry(value: unknown, where: string): RawEntry {
     status,
     content_type: str("content_type", true),
     window: parseWindow(o.window, where),
+    ...(o.request_body === undefined || o.request_body === null ? {} : { request_body: o.request_body }),
+    ...(o.match_body === undefined || o.match_body === null ? {} : { match_body: o.match_body }),
   };
 }
 
@@ -295,8 +312,11 @@ function buildEntry(
   }
   const prefix = prefixForFolder(folder);
   const window = raw.window === undefined ? undefined : loadWindow(raw.window, query, body, where);
+  const bodyPattern = raw.match_body;
   return {
     ...(window === undefined ? {} : { window }),
+    ...(raw.request_body === undefined ? {} : { requestBody: raw.request_body }),
+    ...(bodyPattern === undefined ? {} : { bodyPattern }),
     id: `${folder}/${raw.case}`,
     folder,
     prefix,
@@ -313,14 +333,51 @@ function buildEntry(
 }
 
 /**
- * How well `entry` fits the request params: undefined when a required param is missing or differs,
- * else [matched params, of which exact values]. Extra request params never disqualify.
+ * How many leaves of `pattern` `actual` holds (a subset match: objects by key, arrays element by
+ * element, placeholders match any value); undefined when it does not hold them all.
+ */
+export function bodyLeaves(pattern: unknown, actual: unknown): number | undefined {
+  if (typeof pattern === "string" && isPlaceholder(pattern)) return actual === undefined ? undefined : 0;
+  if (Array.isArray(pattern)) {
+    if (!Array.isArray(actual) || actual.length !== pattern.length) return undefined;
+    let n = 0;
+    for (let i = 0; i < pattern.length; i++) {
+      const m = bodyLeaves(pattern[i], actual[i]);
+      if (m === undefined) return undefined;
+      n += m;
+    }
+    return n;
+  }
+  if (pattern !== null && typeof pattern === "object") {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return undefined;
+    let n = 0;
+    for (const [k, v] of Object.entries(pattern)) {
+      const m = bodyLeaves(v, (actual as Record<string, unknown>)[k]);
+      if (m === undefined) return undefined;
+      n += m;
+    }
+    return n;
+  }
+  return pattern === actual ? 1 : undefined;
+}
+
+/**
+ * How well `entry` fits the request params (and JSON body): undefined when a required param is
+ * missing or differs, or the body does not hold the entry's body pattern; else [matched params and
+ * body leaves, of which exact values]. Extra request params never disqualify.
  */
 function entryScore(
   entry: FixtureEntry,
   query: ReadonlyMap<string, readonly string[]>,
+  body?: unknown,
 ): [matched: number, exact: number] | undefined {
-  let exact = 0;
+  let leaves = 0;
+  if (entry.bodyPattern !== undefined) {
+    const m = bodyLeaves(entry.bodyPattern, body);
+    if (m === undefined) return undefined;
+    leaves = m;
+  }
+  let exact = leaves;
   for (const [name, expected] of entry.required) {
     const values = query.get(name);
     if (values === undefined || values.length === 0) return undefined;
@@ -328,7 +385,7 @@ function entryScore(
     if (!values.includes(expected)) return undefined;
     exact += 1;
   }
-  return [entry.required.length, exact];
+  return [entry.required.length + leaves, exact];
 }
 
 /** Loads every `<dir>/*\/index.json` and its body files. Throws on malformed indexes or missing files. */
@@ -392,6 +449,7 @@ export function loadFixtureIndex(dir: string = DEFAULT_FIXTURES_DIR): FixtureInd
     method: string,
     path: string,
     query: ReadonlyMap<string, readonly string[]>,
+    body?: unknown,
   ): FixtureMatch | undefined {
     const r = routes.get(prefix);
     if (r === undefined) return undefined;
@@ -404,7 +462,7 @@ export function loadFixtureIndex(dir: string = DEFAULT_FIXTURES_DIR): FixtureInd
       for (const entry of candidates) {
         if (exactPath === 0 && !(entry.pathPattern!.test(normalized) || entry.pathPattern!.test(path)))
           continue;
-        const score = entryScore(entry, query);
+        const score = entryScore(entry, query, body);
         if (score === undefined) continue;
         const rank: [number, number, number] = [score[0], exactPath, score[1]];
         // Strictly greater only: on a full tie the earlier entry (file order) stays.

@@ -280,15 +280,40 @@ test("multi-host prefix `<id>-<host>` falls back to the provider's recordings", 
   assert.ok(xml.body.equals(fixture("sec", "xbrl_instance_nflx_10q_2010q3.xml")));
 });
 
+test("POST recordings match by body subset: the recorded body wins, any other body gets the catch-all", async (t) => {
+  const replay = await start(t);
+  const post = async (body: unknown) => {
+    const res = await request(`${replay.url}/patentsview/api/v1/patent/`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    });
+    await res.body.arrayBuffer();
+    return res.headers["x-replay-case"];
+  };
+  const recorded = { q: { patent_id: "5116621" }, f: ["assignees", "patent_id"], o: { size: 1000 } };
+  assert.equal(await post(recorded), "patentsview/patent_post_single_assignees");
+  // Extra keys in the request do not disqualify; a different value does.
+  assert.equal(await post({ ...recorded, s: [{ patent_id: "asc" }] }), "patentsview/patent_post_single_assignees");
+  assert.equal(await post({ ...recorded, q: { patent_id: "1" } }), "patentsview/patent_post_search_and_details");
+});
+
 test("every committed recording is served for its own recorded request", async (t) => {
   const replay = await start(t);
   assert.ok(replay.index.entries.length >= 50, "fixtures loaded");
   for (const entry of replay.index.entries) {
-    const qs = new URLSearchParams(entry.query).toString();
+    // A re-keyed recording's own request is the one its match_query names (its recorded query, with
+    // the required values in place).
+    const query: Record<string, string> = { ...entry.query };
+    for (const [name, value] of entry.required) query[name] = value ?? query[name] ?? "x";
+    const qs = new URLSearchParams(query).toString();
     // `{accession}`-style template segments need a concrete value to be a valid request path.
     const path = entry.urlPath.replace(/\{[^/{}]+\}/g, "x");
     const res = await request(`${replay.url}/${entry.prefix}${path}${qs === "" ? "" : `?${qs}`}`, {
       method: entry.method as "GET",
+      ...(entry.requestBody === undefined && entry.bodyPattern === undefined
+        ? {}
+        : { body: JSON.stringify(entry.requestBody ?? entry.bodyPattern), headers: { "content-type": "application/json" } }),
     });
     const body = Buffer.from(await res.body.arrayBuffer());
     assert.equal(res.headers["x-replay-case"], entry.id, `${entry.id} served by another recording`);

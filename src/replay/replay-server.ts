@@ -82,6 +82,16 @@ interface ActiveFault {
   remaining: number;
 }
 
+/** A request body as JSON, or undefined (POST recordings may match parts of it). */
+function jsonOf(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function jsonBody(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value));
 }
@@ -305,7 +315,7 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     const rest = slash === -1 ? "/" : path.slice(slash);
     const prefix = index.resolvePrefix(segment);
     const method = req.method ?? "GET";
-    const entry = prefix === undefined ? undefined : index.match(prefix, method, rest, query)?.entry;
+    const entry = prefix === undefined ? undefined : index.match(prefix, method, rest, query, jsonOf(body))?.entry;
     // The recording's body, or the page of it this request asks for (undefined: a page not held).
     const page = entry === undefined ? undefined : pageBody(entry, query);
 

@@ -156,6 +156,7 @@ export const companiesFinancials = defineCapability({
     NOT_INFERRED,
   topic: "money and markets",
   schema: companiesFinancialsSchema,
+  sourceChecked: ["company", "accession"],
   recordKeys: Type.Object({
     cik: Type.String({ description: "The filer's CIK, ten digits." }),
     accession: Type.String({ description: "The filing's accession number." }),
