@@ -19,9 +19,12 @@ let key: string;
 let doc: { components: { schemas: Record<string, Record<string, unknown>> } };
 const DOC_ID = "https://quarry.test/openapi.json";
 
+// Every example and extra body of every capability, and their `more`: more than 60 calls a minute.
+const PLANS = JSON.stringify([{ id: "wide", name: "Wide", credits: 1_000_000, period: "monthly", rateLimitPerMinute: 100_000, capabilities: "*" }]);
+
 before(async () => {
-  h = await startHarness();
-  ({ key } = await h.account("pro"));
+  h = await startHarness({ env: { QUARRY_PLANS: PLANS } });
+  ({ key } = await h.account("wide"));
   doc = (await h.call("GET", "/v1/openapi.public.json")).body;
 });
 after(async () => {

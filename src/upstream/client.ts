@@ -323,8 +323,10 @@ export class HttpUpstreamClient implements UpstreamClient {
       if (err instanceof AttemptError) throw err;
       throw new AttemptError("the response body was cut off", true);
     }
-    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined) throw noRecording(req);
     const accepted = req.acceptStatus?.includes(status) ?? false;
+    // A request whose adapter reads a 404 as "not there" (an optional part of a detail) keeps that
+    // reading; any other miss of the demo's recordings is said plainly.
+    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined && !accepted) throw noRecording(req);
     if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]));
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
