@@ -10,7 +10,7 @@ import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { defaulted, isoDate, oneOf, text } from "../framework/fields.ts";
 import { range, requires, sumAtMost, validDate } from "../framework/rules.ts";
-import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { currency } from "../shared/travel-fields.ts";
 import { bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
 import { SOURCE, toPage, toRequest } from "./google-flights.ts";
@@ -93,9 +93,7 @@ export const flightsSearch = defineCapability({
   ],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Flights)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Flights"),
       async search(ctx, query) {
         const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
         return toPage(response.status, response.body, query);

@@ -9,7 +9,7 @@ import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { defaulted, oneOf, text } from "../framework/fields.ts";
 import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
-import { SERPAPI_DETAIL_COST, serpApiSearchCost } from "../shared/serpapi.ts";
+import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { currency } from "../shared/travel-fields.ts";
 import { OCCUPANCY_STATUSES } from "./occupancy.ts";
 import { detailRequest, toDetail } from "./property-details.ts";
@@ -110,9 +110,7 @@ export const hotelsSearch = defineCapability({
   ],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Hotels)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Hotels"),
       async search(ctx, query, cursor) {
         const response = await ctx.upstream.send<unknown>(toRequest(query, cursor), ctx.signal);
         return toPage(response.status, response.body, query);

@@ -4,6 +4,7 @@
  * about ten (shared/provider-pages.ts), 4 credits per SerpApi search read, details stored at search
  * time (the full listing and its application links, free).
  */
+import { serpApiSourceOf } from "../shared/serpapi.ts";
 import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { country, language, num, text } from "../framework/fields.ts";
@@ -61,9 +62,7 @@ export const jobsSearch = defineCapability({
   ),
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Jobs)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Jobs"),
       async search(ctx, query, cursor) {
         const got = await collectPages({
           cursor,

@@ -6,7 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { language, oneOfOr, text } from "../framework/fields.ts";
-import { serpApiSearchCost } from "../shared/serpapi.ts";
+import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { SOURCE, toPage, toRequest } from "./serpapi-finance.ts";
 
 export const WINDOWS = ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"] as const;
@@ -60,9 +60,7 @@ export const marketsQuote = defineCapability({
   ),
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Finance)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Finance"),
       async search(ctx, query) {
         const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
         return toPage(response.status, response.body, query);

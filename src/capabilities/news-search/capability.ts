@@ -6,7 +6,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { num, oneOf, text } from "../framework/fields.ts";
-import { serperPage, serperRequest, TIME_RANGES } from "../shared/serper.ts";
+import { serperSource, TIME_RANGES } from "../shared/serper.ts";
 import { listedNewsCredits, PUBLISHER_PAGE_NOTE, toNewsPage } from "./serper-news.ts";
 
 export const newsSearchSchema = Type.Object(
@@ -54,16 +54,7 @@ export const newsSearch = defineCapability({
       "results, 2 above (reserved as such); `more` and `update` are billed the same; `details` is free.",
   },
   sources: [
-    {
-      id: "serper",
-      title: "Serper",
-      requiredKeys: ["SERPER_API_KEY"],
-      async search(ctx, query, cursor) {
-        const page = serperPage(cursor);
-        const response = await ctx.upstream.send<unknown>(serperRequest("/news", query, page), ctx.signal);
-        return toNewsPage(response.status, response.body, page, query.num, ctx.now().toISOString());
-      },
-    },
+    serperSource("/news", (status, body, page, query, now) => toNewsPage(status, body, page, query.num, now.toISOString())),
   ],
   update: { example: { title: "The same news, past week only", params: { time_range: "week" } } },
   actions: {

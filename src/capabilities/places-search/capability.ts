@@ -9,7 +9,7 @@ import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { country, language, num, text } from "../framework/fields.ts";
 import { requires } from "../framework/rules.ts";
-import { SERPAPI_DETAIL_COST, SERPAPI_SEARCH_USD } from "../shared/serpapi.ts";
+import { SERPAPI_DETAIL_COST, SERPAPI_SEARCH_USD, serpApiSourceOf } from "../shared/serpapi.ts";
 import { latLon } from "../shared/travel-fields.ts";
 import { cursorOf, MAX_PROVIDER_PAGES, pendingSlice, SOURCE, toPage, toRequest } from "./google-maps.ts";
 import { detailRequest, type PlaceRef, toDetail } from "./place-details.ts";
@@ -78,9 +78,7 @@ export const placesSearch = defineCapability({
   rules: [requires("radius_m", "location", "`radius_m` requires `location`.")],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Maps)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Maps"),
       async search(ctx, query, cursor) {
         const c = cursorOf(cursor);
         const served = pendingSlice(c, query.num);

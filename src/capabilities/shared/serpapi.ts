@@ -136,3 +136,8 @@ export function nextPageParams(root: Obj): URLSearchParams | undefined {
 export function echoedParameters(root: Obj): Obj | undefined {
   return obj(root.search_parameters);
 }
+
+/** What every SerpApi source declares: its id (stored in cursors), title and required key; add `search`. */
+export function serpApiSourceOf(engineTitle: string): { id: "serpapi"; title: string; requiredKeys: readonly string[] } {
+  return { id: "serpapi", title: `SerpApi (${engineTitle})`, requiredKeys: ["SERPAPI_API_KEY"] };
+}

@@ -12,8 +12,9 @@
  * - 429 and 5xx: the upstream client's (retried where allowed, then `provider_error`).
  */
 import { ApiError } from "../../errors.ts";
+import type { Source } from "../framework/sources.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
-import type { JsonValue } from "../types.ts";
+import type { JsonValue, SourcePage } from "../types.ts";
 import { defined, type Obj, obj, str } from "./read.ts";
 
 export const TIME_RANGES = ["day", "week", "month", "year"] as const;
@@ -94,4 +95,24 @@ export function readSerper(status: number, body: unknown): Obj {
 export function serperCredits(root: Obj): number | undefined {
   const c = root.credits;
   return typeof c === "number" && Number.isInteger(c) && c >= 0 ? c : undefined;
+}
+
+/**
+ * The Serper source of a capability (web.search, news.search): the request for `endpoint` and the
+ * page number of the cursor, mapped by `toPage(status, body, page, query, now)`. The key is required.
+ */
+export function serperSource<Q extends SerperQuery, S>(
+  endpoint: "/search" | "/news",
+  toPage: (status: number, body: unknown, page: number, query: Q, now: Date) => SourcePage,
+): Source<Q, S> {
+  return {
+    id: "serper",
+    title: "Serper",
+    requiredKeys: ["SERPER_API_KEY"],
+    async search(ctx, query, cursor) {
+      const page = serperPage(cursor);
+      const response = await ctx.upstream.send<unknown>(serperRequest(endpoint, query, page), ctx.signal);
+      return toPage(response.status, response.body, page, query, ctx.now());
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { defineCapability } from "../framework/define.ts";
 import { country, language, num, oneOf, text } from "../framework/fields.ts";
 import { excludes, range } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
-import { SERPAPI_DETAIL_COST } from "../shared/serpapi.ts";
+import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import type { Filter } from "../types.ts";
 import { detailRequest, storedOffer, toDetail } from "./immersive-product.ts";
@@ -106,9 +106,7 @@ export const shoppingSearch = defineCapability({
   updateOnly: ["filter_id"],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Shopping)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Shopping"),
       async search(ctx, query, cursor) {
         const token = typeof query.filter_id === "string" ? filterToken(ctx.filters, query.filter_id) : undefined;
         let offered: Filter[] | undefined;

@@ -8,7 +8,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { country, language, num, oneOfOr, taggedUnion } from "../framework/fields.ts";
 import { notBlank } from "../framework/rules.ts";
-import { serpApiSearchCost } from "../shared/serpapi.ts";
+import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { latLon } from "../shared/travel-fields.ts";
 import { REALTIME_STATUSES, REQUESTED_TIME_STATUSES, SOURCE, toPage, toRequest } from "./google-directions.ts";
 
@@ -107,9 +107,7 @@ export const transitRoutes = defineCapability({
   rules: [notBlank("origin"), notBlank("destination")],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Maps Directions)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Maps Directions"),
       async search(ctx, query) {
         const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
         return toPage(response.status, response.body, query, ctx.now());

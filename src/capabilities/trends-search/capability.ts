@@ -7,7 +7,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { defaulted, oneOf, oneOfOr, text } from "../framework/fields.ts";
 import { custom, excludes, isIsoDate, requires, when } from "../framework/rules.ts";
-import { serpApiSearchCost } from "../shared/serpapi.ts";
+import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { SOURCE, termsOf, toPage, toRequest } from "./serpapi-trends.ts";
 
 export const DATA_TYPES = ["TIMESERIES", "GEO_MAP", "RELATED_QUERIES", "RELATED_TOPICS"] as const;
@@ -118,9 +118,7 @@ export const trendsSearch = defineCapability({
   ],
   sources: [
     {
-      id: "serpapi",
-      title: "SerpApi (Google Trends)",
-      requiredKeys: ["SERPAPI_API_KEY"],
+      ...serpApiSourceOf("Google Trends"),
       async search(ctx, query) {
         const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
         return toPage(response.status, response.body, query, ctx.now());

@@ -9,7 +9,7 @@ import { invalidRequest } from "../../errors.ts";
 import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
 import { defineCapability } from "../framework/define.ts";
 import { country, num, oneOf, text } from "../framework/fields.ts";
-import { serperPage, serperRequest, TIME_RANGES } from "../shared/serper.ts";
+import { serperSource, TIME_RANGES } from "../shared/serper.ts";
 import { toSearchPage } from "./serper-search.ts";
 
 export const webSearchSchema = Type.Object(
@@ -65,16 +65,7 @@ export function webSearchCapability(options: ReaderOptions = {}) {
       basis: "1 credit ($0.001) per Serper search, charged whenever Serper answers; `more` and `update` are billed the same. `read`: 5 credits ($0.005) a page, then cached (0).",
     },
     sources: [
-      {
-        id: "serper",
-        title: "Serper",
-        requiredKeys: ["SERPER_API_KEY"],
-        async search(ctx, query, cursor) {
-          const page = serperPage(cursor);
-          const response = await ctx.upstream.send<unknown>(serperRequest("/search", query, page), ctx.signal);
-          return toSearchPage(response.status, response.body, page, query.num);
-        },
-      },
+      serperSource("/search", (status, body, page, query) => toSearchPage(status, body, page, query.num)),
     ],
     update: { example: { title: "The same search, past year only", params: { time_range: "year" } } },
     actions: {
