@@ -18,6 +18,8 @@ import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { SearchService } from "./sessions/search-service.ts";
 import type { SharpenBlock } from "./sharpen/entitlement.ts";
 import { createSharpenHandler } from "./sharpen/handler.ts";
+import { renderGuide } from "./http/guide.ts";
+import { loadSharpenSettings } from "./sharpen/reviewers.ts";
 import type { Store } from "./store/types.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
 /** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
@@ -54,6 +56,8 @@ export interface Services {
   clock: Clock;
   ids: IdGenerator;
   registry: Registry;
+  /** The integration guide (GET /v1/guide, the MCP resource quarry://guide), rendered once. */
+  guide: () => string;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -86,7 +90,9 @@ export function createServices(deps: AppDeps): Services {
     sharpen: (caller) => sharpen!.block(caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
-  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
+  let guideText: string | undefined;
+  const guide = () => (guideText ??= renderGuide(registry, loadSharpenSettings(deps.config.env)));
+  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry, guide };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
   return { ...base, sharpen };
 }

@@ -215,6 +215,21 @@ for (const form of FORMS) {
       }
     });
 
+    test("resources: the guide and every capability's inspect document, as REST answers them; an unknown one is an error", async () => {
+      const { resources } = await client.listResources();
+      assert.deepEqual(
+        resources.map((r) => r.uri),
+        ["quarry://guide", ...Object.keys(registry).map((id) => `quarry://capabilities/${id}`)],
+      );
+      const guide = await client.readResource({ uri: "quarry://guide" });
+      const restGuide = await h.call("GET", "/v1/guide", { key });
+      assert.equal((guide.contents[0] as { text: string }).text, restGuide.text);
+      const id = Object.keys(registry)[0]!;
+      const inspect = await client.readResource({ uri: `quarry://capabilities/${id}` });
+      assert.deepEqual(JSON.parse((inspect.contents[0] as { text: string }).text), (await rest("GET", `/v1/capabilities/${id}`)).body);
+      await assert.rejects(client.readResource({ uri: "quarry://capabilities/nope.search" }), /Resource not found/);
+    });
+
     test("discover, inspect and account answer exactly what REST answers", async () => {
       assert.deepEqual(await ok(client, "discover", {}), (await rest("GET", "/v1/catalog")).body);
       for (const id of Object.keys(registry)) {

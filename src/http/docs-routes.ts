@@ -4,8 +4,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../services.ts";
-import { loadSharpenSettings } from "../sharpen/reviewers.ts";
-import { renderGuide } from "./guide.ts";
 import { buildOpenApi } from "./openapi.ts";
 
 type AuthHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
@@ -35,7 +33,7 @@ export function registerDocsRoutes(
   options: { version: string; probes: Record<string, () => Promise<void>> },
 ): void {
   const openapi = JSON.stringify(buildOpenApi(services.registry));
-  const guide = renderGuide(services.registry, loadSharpenSettings(services.config.env));
+  const guide = services.guide();
 
   app.get("/v1/openapi.public.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(openapi));
   app.get("/v1/openapi.json", { onRequest: auth }, async (_request, reply) =>

@@ -12,8 +12,11 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type RequestId,
+  McpError,
   RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
@@ -161,6 +164,34 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
  */
 const LOOSE_CALL_TOOL_REQUEST = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
+const GUIDE_URI = "quarry://guide";
+const INSPECT_URI = "quarry://capabilities/";
+
+function listResources(services: Services) {
+  return [
+    { uri: GUIDE_URI, name: "guide", title: "Quarry integration guide", mimeType: "text/markdown", description: "How to use Quarry: the flow, credits, paging, errors (GET /v1/guide)." },
+    ...Object.values(services.registry).map((cap) => ({
+      uri: `${INSPECT_URI}${cap.id}`,
+      name: cap.id,
+      title: cap.title,
+      mimeType: "application/json",
+      description: `${cap.summary} The inspect document: request schema, follow-ups, examples and cost.`,
+    })),
+  ];
+}
+
+/** One resource's contents; an unknown URI is a JSON-RPC error (-32002, resource not found). */
+function readResource(services: Services, uri: string) {
+  if (uri === GUIDE_URI) return { contents: [{ uri, mimeType: "text/markdown", text: services.guide() }] };
+  if (uri.startsWith(INSPECT_URI)) {
+    const id = uri.slice(INSPECT_URI.length);
+    if (Object.hasOwn(services.registry, id)) {
+      return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify(services.catalog.inspect(id)) }] };
+    }
+  }
+  throw new McpError(-32002, `Resource not found: ${uri}. resources/list names the guide and each capability.`, { uri });
+}
+
 function createServer(
   services: Services,
   request: FastifyRequest,
@@ -172,12 +203,16 @@ function createServer(
   const server = new Server(
     { name: "quarry", version: API_VERSION },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, resources: {} },
       instructions: services.config.demo ? `${INSTRUCTIONS} ${DEMO_NOTE}` : INSTRUCTIONS,
       jsonSchemaValidator: SCHEMA_VALIDATOR,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
+  // The guide and each capability's inspect document, for hosts that browse resources: read without
+  // spending a tool call (they count in the protocol bound, like tools/list).
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: listResources(services) }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (req) => readResource(services, req.params.uri));
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (call, extra) => {
     const refused = refusals.get(extra.requestId);
     if (refused) return toolError(refused.toEnvelope(requestId));
