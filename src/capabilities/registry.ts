@@ -7,6 +7,8 @@ import { academicSearch } from "./academic-search/capability.ts";
 import { classicsSearch } from "./classics-search/capability.ts";
 import { fitnessExercises } from "./fitness-exercises/capability.ts";
 import { jobsSearch } from "./jobs-search/capability.ts";
+import { legalRead } from "./legal-read/capability.ts";
+import { legalSearch } from "./legal-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { realestateSearch } from "./realestate-search/capability.ts";
@@ -58,6 +60,8 @@ export const capabilities = {
   "web.search": webSearch,
   "news.search": newsSearch,
   "web.read": webRead,
+  "legal.search": legalSearch,
+  "legal.read": legalRead,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;
