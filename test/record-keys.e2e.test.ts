@@ -104,6 +104,17 @@ const MORE_BODIES: Record<string, object[]> = {
   "books.search": [{ query: "denver,co", num: 5 }],
   "codehost.search": [{ query: "github language:Python", sort: "stars" }],
   "video.search": [{ query: "surfing", num: 25 }],
+  // EU legislation paged one at a time (the page after it), and US courts filtered with years.
+  "legal.search": [
+    { search: { jurisdiction: "eu", query: "privacy electronic communications", kind: "legislation" }, num: 1 },
+    { search: { jurisdiction: "us", query: "foo", courts: "federal", from_year: 1990, to_year: 2025 } },
+  ],
+  // The other sources' shapes: headings (official_publication), a translation's articles, paragraphs, a full-text file.
+  "legal.read": [
+    { document: { source: "historical", work_id: "universal_declaration_of_human_rights" } },
+    { document: { source: "historical", work_id: "basic_law_germany" } },
+    { document: { source: "us_reports", item_id: "usrep001001" } },
+  ],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

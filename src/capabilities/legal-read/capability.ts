@@ -14,8 +14,7 @@ import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { num, oneOfOr, taggedUnion } from "../framework/fields.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
-import { CELEX_PATTERN, EU_LANGUAGES, mergeUnionUpdate, SOURCE_CLASSES, unionUpdateRule } from "../shared/legal.ts";
-import type { JsonObject } from "../types.ts";
+import { CELEX_PATTERN, EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
 import { readCase } from "./case-index.ts";
 import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
 import { fetchDocument } from "./fetch.ts";
@@ -157,8 +156,7 @@ export const legalRead = defineCapability({
     },
   },
   update: {
-    rule: `${unionUpdateRule("document", "source")} The document is fetched again (free) and paging starts over.`,
-    merge: (stored, params) => mergeUnionUpdate(stored as unknown as JsonObject, params, "document", "source"),
+    rule: "Params replace the stored fields: a `document` sent replaces the stored one whole; null restores a default. The document is fetched again (free) and paging starts over.",
     example: { title: "The same document, five sections a page", params: { num: 5 } },
   },
   actions: {

@@ -12,8 +12,7 @@ import { defineCapability } from "../framework/define.ts";
 import { num, oneOf, oneOfOr, taggedUnion, text } from "../framework/fields.ts";
 import { notBlank, range } from "../framework/rules.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
-import { EU_LANGUAGES, mergeUnionUpdate, SOURCE_CLASSES, unionUpdateRule } from "../shared/legal.ts";
-import type { JsonObject } from "../types.ts";
+import { EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
 import { EU_KINDS, parseEuCursor, toEuPage, toEuRequest } from "./cellar.ts";
 import { parseUsCursor, toUsPage, toUsRequest } from "./courtlistener-search.ts";
 
@@ -133,8 +132,7 @@ export const legalSearch = defineCapability({
     },
   },
   update: {
-    rule: `${unionUpdateRule("search", "jurisdiction")} Billed as a search.`,
-    merge: (stored, params) => mergeUnionUpdate(stored as unknown as JsonObject, params, "search", "jurisdiction"),
+    rule: "Params replace the stored fields: a `search` sent replaces the stored one whole (send every field of it you want kept); null restores a default. Billed as a search.",
     example: { title: "The same search, two records a page", params: { num: 2 } },
   },
   actions: {

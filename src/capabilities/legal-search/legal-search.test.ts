@@ -1,7 +1,7 @@
 // legal.search mappers without a server: CourtListener's search request (courts, years, cursor) and
 // its recorded answer as records paged `num` at a time across its 20-cluster pages; the CELLAR SPARQL
 // query (kept equal to the recordings' query strings) and its results; the schema's branches and
-// rules; the update merge; the stored details.
+// rules; the stored details.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -182,22 +182,6 @@ test("schema: each branch's fields, defaults and bounds; the other branch's fiel
   const rules = legalSearch.checkRules({ search: { jurisdiction: "us", query: "x", courts: "all", from_year: 2001, to_year: 2000 }, num: 3 }, new Set(["search"]));
   assert.deepEqual(rules.map((r) => r.path), ["/search/from_year"]);
   assert.match(legalSearch.ruleTexts.join(" "), /`from_year` must not exceed `to_year`/);
-});
-
-test("update merge: a search of the same jurisdiction merges key by key (null removes); another jurisdiction replaces", () => {
-  const merge = legalSearch.mergeUpdate!;
-  const stored = { search: { jurisdiction: "us", query: "miranda", courts: "federal", from_year: 1960 }, num: 3 };
-  const view = { query: stored, filters: [] };
-  assert.deepEqual(merge(stored, { search: { to_year: 1970, courts: null } }, view), {
-    search: { jurisdiction: "us", query: "miranda", from_year: 1960, to_year: 1970 },
-    num: 3,
-  });
-  assert.deepEqual(merge(stored, { search: { jurisdiction: "us", query: "escobedo" }, num: 5 }, view), {
-    search: { jurisdiction: "us", query: "escobedo", courts: "federal", from_year: 1960 },
-    num: 5,
-  });
-  assert.deepEqual(merge(stored, { search: { jurisdiction: "eu", query: "privacy" } }, view), { search: { jurisdiction: "eu", query: "privacy" }, num: 3 });
-  assert.deepEqual(merge(stored, { num: null }, view), { search: stored.search });
 });
 
 test("metadata: 4 credits a search either jurisdiction, page paging, 40 s, stored details; us needs the CourtListener key", () => {

@@ -66,35 +66,3 @@ export function caseIndexRead(clusterId: string): JsonObject | undefined {
   return /^[0-9]{1,25}$/.test(clusterId) ? legalReadRequest({ source: "case_index", caselaw_id: clusterId }) : undefined;
 }
 
-/**
- * `update` of a capability whose main field is a tagged union (legal.search's `search`, legal.read's
- * `document`): that field, sent as an object of the same branch (or without the tag), is merged
- * into the stored one key by key (`null` removes a key, so its default applies); sent with the
- * other branch's tag it replaces it. Other params as the default merge (`null` removes the field).
- */
-export function mergeUnionUpdate(stored: JsonObject, params: JsonObject, field: string, tag: string): JsonObject {
-  const merged: JsonObject = { ...stored };
-  for (const [key, value] of Object.entries(params)) {
-    const before = stored[key];
-    if (value === null) delete merged[key];
-    else if (key !== field || typeof value !== "object" || Array.isArray(value) || typeof before !== "object" || before === null || Array.isArray(before)) merged[key] = value;
-    else if (value[tag] !== undefined && value[tag] !== before[tag]) merged[key] = value;
-    else {
-      const inner: JsonObject = { ...before };
-      for (const [k, v] of Object.entries(value)) {
-        if (v === null) delete inner[k];
-        else inner[k] = v;
-      }
-      merged[key] = inner;
-    }
-  }
-  return merged;
-}
-
-/** The rule `mergeUnionUpdate` follows, for inspect. */
-export function unionUpdateRule(field: string, tag: string): string {
-  return (
-    `\`${field}\` sent with the stored \`${tag}\` (or without one) is merged into the stored \`${field}\` key by key ` +
-    `(null removes a key); with another \`${tag}\` it replaces it. Other fields replace the stored ones (null restores a default).`
-  );
-}
