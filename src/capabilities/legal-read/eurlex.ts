@@ -35,13 +35,15 @@ export function eurLexDocument(fetched: Fetched, celex: string, language: EuLang
   const chars = parsed.sections.reduce((n, s) => n + s.text.length, 0);
   if (parsed.split === "paragraphs" && chars < MIN_UNSTRUCTURED_CHARS) throw noText(`EUR-Lex's answer for ${label} (${language})`);
   const consolidated = celex.startsWith("0");
+  const sourceUrl = `https://eur-lex.europa.eu/legal-content/${language}/TXT/HTML/?uri=CELEX:${encodeURIComponent(celex)}`;
   return {
     title: parsed.title ?? label,
     identifier: identifierOf.celex(celex),
     source: "eu_official",
     sourceClass: consolidated ? "institutional_transcription" : "official_publication",
     language,
-    sourceUrl: `https://eur-lex.europa.eu/legal-content/${language}/TXT/HTML/?uri=CELEX:${encodeURIComponent(celex)}`,
+    sourceUrl,
+    links: [{ label: "EUR-Lex", url: sourceUrl }],
     sha256: sha256Hex(fetched.bytes),
     extractionMethod: parsed.split === "paragraphs" ? "html_paragraphs" : "html_structure",
     sections: parsed.sections,

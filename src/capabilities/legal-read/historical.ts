@@ -22,7 +22,7 @@ export async function readHistorical(ctx: CapabilityContext<unknown>, work: Hist
   if (fetched.status === 404) {
     throw new ApiError("provider_error", `${work.publisher} no longer serves ${work.sourceUrl} (404).`, {
       retryable: false,
-      hint: "The work's documented source has moved; nothing was charged. Open the source link, or report it to the operator.",
+      hint: "The source refused the work's documented page (it has moved); nothing was charged. Changing the request will not help: report it to the operator.",
     });
   }
   const parsed = htmlSections(fetched.text, work.title, work.root === undefined ? {} : { root: work.root });
