@@ -114,6 +114,17 @@ const MORE_BODIES: Record<string, object[]> = {
     // A filing of the older submissions page (no report date, primary document or acceptance time).
     { company: { cik: "320193" }, accession: "0001193125-10-012091" },
   ],
+  // EU legislation paged one at a time (the page after it), and US courts filtered with years.
+  "legal.search": [
+    { search: { jurisdiction: "eu", query: "privacy electronic communications", kind: "legislation" }, num: 1 },
+    { search: { jurisdiction: "us", query: "foo", courts: "federal", from_year: 1990, to_year: 2025 } },
+  ],
+  // The other sources' shapes: headings (official_publication), a translation's articles, paragraphs, a full-text file.
+  "legal.read": [
+    { document: { source: "historical", work_id: "universal_declaration_of_human_rights" } },
+    { document: { source: "historical", work_id: "basic_law_germany" } },
+    { document: { source: "us_reports", item_id: "usrep001001" } },
+  ],
 };
 
 test("every record carries exactly its capability's published keys, with their types", async () => {

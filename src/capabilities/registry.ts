@@ -8,6 +8,8 @@ import { classicsSearch } from "./classics-search/capability.ts";
 import { fitnessExercises } from "./fitness-exercises/capability.ts";
 import { jobsSearch } from "./jobs-search/capability.ts";
 import { companiesFinancials } from "./companies-financials/capability.ts";
+import { legalRead } from "./legal-read/capability.ts";
+import { legalSearch } from "./legal-search/capability.ts";
 import { marketsQuote } from "./markets-quote/capability.ts";
 import { musicSearch } from "./music-search/capability.ts";
 import { realestateSearch } from "./realestate-search/capability.ts";
@@ -60,6 +62,8 @@ export const capabilities = {
   "news.search": newsSearch,
   "web.read": webRead,
   "companies.financials": companiesFinancials,
+  "legal.search": legalSearch,
+  "legal.read": legalRead,
 } satisfies Record<string, Capability>;
 
 export type CapabilityId = keyof typeof capabilities;

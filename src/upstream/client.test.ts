@@ -136,3 +136,34 @@ test("a provider's 4xx: a refused request hints at changing it; refused credenti
   assert.match(await hintFor(404), /change it, or try later/);
   for (const status of [401, 402, 403]) assert.match(await hintFor(status), /credentials or account.*the operator has to/);
 });
+
+test("responseType bytes: the body as received, byte for byte, with or without a declared length; size cap kept", async (t) => {
+  const pdf = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0xff, 0xfe, 0x00, 0x80, 0xc3]);
+  const srv = await server(t, (req, res) => {
+    if (req.url === "/chunked") {
+      res.writeHead(200, { "content-type": "application/pdf" });
+      res.write(pdf.subarray(0, 4));
+      res.end(pdf.subarray(4));
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/pdf", "content-length": String(pdf.length) });
+    res.end(pdf);
+  });
+  for (const path of ["/declared", "/chunked"]) {
+    const res = await client(t).send<Uint8Array>({ provider: "x", baseUrl: srv.url, method: "GET", path, responseType: "bytes" }, AbortSignal.timeout(5000));
+    assert.ok(res.body instanceof Uint8Array, path);
+    assert.deepEqual(Buffer.from(res.body), pdf, path);
+    assert.equal(res.text, undefined);
+  }
+  assert.equal(srv.seen[0]!.headers.accept, "*/*");
+  const small = new HttpUpstreamClient(loadConfig({ UPSTREAM_MAX_RESPONSE_BYTES: "1024" }));
+  t.after(() => small.close());
+  const big = await server(t, (_req, res) => {
+    res.writeHead(200, { "content-type": "application/pdf" });
+    res.end(Buffer.alloc(4096, 1));
+  });
+  await assert.rejects(
+    small.send({ provider: "x", baseUrl: big.url, method: "GET", path: "/", responseType: "bytes" }, AbortSignal.timeout(5000)),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /exceeded 1024 bytes/.test(e.message),
+  );
+});

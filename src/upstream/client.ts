@@ -302,7 +302,7 @@ export class HttpUpstreamClient implements UpstreamClient {
         signal,
         headers: {
           "user-agent": this.config.upstream.userAgent,
-          accept: req.responseType === "text" ? "*/*" : "application/json",
+          accept: req.responseType === "text" || req.responseType === "bytes" ? "*/*" : "application/json",
           ...(body === undefined ? {} : { "content-type": "application/json" }),
           ...(req.baseUrl !== undefined ? req.headers : {}),
           ...headers,
@@ -315,9 +315,9 @@ export class HttpUpstreamClient implements UpstreamClient {
       throw new AttemptError(`network error (${code})`, true);
     }
     const status = res.statusCode;
-    let text: string;
+    let payload: string | Buffer;
     try {
-      text = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes);
+      payload = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes, req.responseType === "bytes");
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof AttemptError) throw err;
@@ -340,6 +340,8 @@ export class HttpUpstreamClient implements UpstreamClient {
             : "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
       });
     }
+    if (typeof payload !== "string") return { status, headers: res.headers, body: new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) as T };
+    const text = payload;
     if (req.responseType === "text") return { status, headers: res.headers, body: text as T, text };
     try {
       return { status, headers: res.headers, body: JSON.parse(text) as T, text };
@@ -348,13 +350,14 @@ export class HttpUpstreamClient implements UpstreamClient {
     }
   }
 
-  /** Read the body as text, refusing more than the configured size. */
+  /** Read the body as text (or as bytes, for `responseType: "bytes"`), refusing more than the configured size. */
   private async readCapped(
-    body: AsyncIterable<Buffer> & { destroy(err?: Error): void; text(): Promise<string> },
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): void; text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer> },
     contentLength: string | string[] | undefined,
     signal: AbortSignal,
-    providerMax?: number,
-  ) {
+    providerMax: number | undefined,
+    binary: boolean,
+  ): Promise<string | Buffer> {
     const max = providerMax ?? this.config.upstream.maxResponseBytes;
     // A declared length is enforced by the HTTP parser: within the cap, read it whole (no chunk loop).
     const declared = typeof contentLength === "string" && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
@@ -363,7 +366,7 @@ export class HttpUpstreamClient implements UpstreamClient {
         body.destroy();
         throw new AttemptError(`the response exceeded ${max} bytes`, false);
       }
-      return body.text();
+      return binary ? Buffer.from(await body.arrayBuffer()) : body.text();
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -376,7 +379,8 @@ export class HttpUpstreamClient implements UpstreamClient {
       chunks.push(chunk);
       if (signal.aborted) break;
     }
-    return Buffer.concat(chunks).toString("utf8");
+    const all = Buffer.concat(chunks);
+    return binary ? all : all.toString("utf8");
   }
 
   async close(): Promise<void> {

@@ -230,6 +230,57 @@ export const PROVIDERS = {
     // XBRL instances of large 10-Ks run to tens of megabytes (docs/providers.md, companies.financials).
     maxResponseBytes: 32 * 1024 * 1024,
   },
+  // legal.search (us) and legal.read (case_index): CourtListener REST v4; the key as `Authorization: Token <key>`.
+  courtlistener: {
+    id: "courtlistener",
+    title: "CourtListener",
+    hosts: { default: { baseUrlVar: "COURTLISTENER_BASE_URL", defaultBaseUrl: "https://www.courtlistener.com" } },
+    keyVar: "COURTLISTENER_API_KEY",
+    keyPlacement: { in: "header", name: "Authorization", prefix: "Token " },
+  },
+  // legal.read (eu_official): EUR-Lex document HTML by CELEX. Whole acts run to several MB of HTML.
+  eurlex: {
+    id: "eurlex",
+    title: "EUR-Lex",
+    hosts: { default: { baseUrlVar: "EURLEX_BASE_URL", defaultBaseUrl: "https://eur-lex.europa.eu" } },
+    maxResponseBytes: 16 * 1024 * 1024,
+  },
+  // legal.search (eu): the Publications Office's CELLAR SPARQL endpoint (keyless).
+  eu_publications: {
+    id: "eu_publications",
+    title: "Publications Office of the EU (CELLAR)",
+    hosts: { default: { baseUrlVar: "EU_PUBLICATIONS_BASE_URL", defaultBaseUrl: "https://publications.europa.eu" } },
+  },
+  // legal.read (us_reports): the Library of Congress item API and its file host (the reports' PDFs).
+  loc: {
+    id: "loc",
+    title: "Library of Congress",
+    hosts: {
+      default: { baseUrlVar: "LOC_BASE_URL", defaultBaseUrl: "https://www.loc.gov" },
+      tile: { baseUrlVar: "LOC_TILE_BASE_URL", defaultBaseUrl: "https://tile.loc.gov" },
+    },
+    // loc.gov's published limit for item requests is about 200 a minute.
+    minIntervalMs: 300,
+    maxResponseBytes: 32 * 1024 * 1024,
+  },
+  // legal.read (historical): the Avalon Project (Yale Law School) transcriptions of historical documents.
+  avalon: {
+    id: "avalon",
+    title: "The Avalon Project (Yale Law School)",
+    hosts: { default: { baseUrlVar: "AVALON_BASE_URL", defaultBaseUrl: "https://avalon.law.yale.edu" } },
+  },
+  // legal.read (historical): the United Nations' own page of the Universal Declaration of Human Rights.
+  un: {
+    id: "un",
+    title: "United Nations",
+    hosts: { default: { baseUrlVar: "UN_BASE_URL", defaultBaseUrl: "https://www.un.org" } },
+  },
+  // legal.read (historical): Gesetze im Internet (Federal Ministry of Justice), the Basic Law's English translation.
+  gesetze: {
+    id: "gesetze",
+    title: "Gesetze im Internet (German Federal Ministry of Justice)",
+    hosts: { default: { baseUrlVar: "GESETZE_BASE_URL", defaultBaseUrl: "https://www.gesetze-im-internet.de" } },
+  },
 } as const satisfies Record<string, ProviderDef>;
 
 export type ProviderId = keyof typeof PROVIDERS;

@@ -32,8 +32,11 @@ export interface UpstreamRequest {
   body?: unknown;
   /** Retry on transient failure inside the deadline. Defaults to true for GET, false for POST. */
   idempotent?: boolean;
-  /** How to read the body. Default `json`. */
-  responseType?: "json" | "text";
+  /**
+   * How to read the body. Default `json`. `bytes`: the body as received (a `Uint8Array`, no `text`),
+   * for binary documents such as PDFs (legal.read's United States Reports).
+   */
+  responseType?: "json" | "text" | "bytes";
   /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
   acceptStatus?: number[];
   /**

@@ -93,6 +93,9 @@ const CATCH_ALL: CatchAll[] = [
   { capability: "codehost.search", folder: "github", path: "/search/issues", query: { q: ANY }, file: "search_issues.json" },
   { capability: "codehost.search", folder: "github", path: "/search/code", query: { q: ANY }, file: "search_code.json" },
   { capability: "video.search", folder: "youtube", path: "/youtube/v3/search", query: { q: ANY }, file: "search_list_p1.json" },
+  // legal.search: CourtListener's case-law search and the CELLAR SPARQL endpoint, whatever the query.
+  { capability: "legal.search", folder: "courtlistener", path: "/api/rest/v4/search/", query: { q: ANY }, file: "search_v4_q_foo.json" },
+  { capability: "legal.search", folder: "eu_publications", path: "/webapi/rdf/sparql", query: { query: ANY }, file: "sparql_search_privacy_legislation_num3.json" },
 ];
 
 /** The capabilities the catch-all recordings answer whatever the (valid) query. */

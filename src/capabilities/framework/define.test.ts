@@ -150,3 +150,35 @@ function baseDecl() {
     examples: [],
   };
 }
+
+test("variants by a nested field: a slash path picks the variant, its keys and its cost", async () => {
+  const nested = Type.Object(
+    {
+      search: Type.Object({ kind: Type.Union([Type.Literal("paid"), Type.Literal("open")]), query: text(1, 10, "q") }, { additionalProperties: false }),
+    },
+    { additionalProperties: false },
+  );
+  const c = defineCapability({
+    ...baseDecl(),
+    schema: nested,
+    cost: { perCall: 0.004, basis: "4 credits" },
+    variants: {
+      field: "search/kind",
+      options: {
+        paid: { requiredKeys: ["PAID_API_KEY"], sources: [{ id: "paid", title: "Paid", search: async (_ctx, q) => page(`paid ${q.search.query}`) }] },
+        open: { cost: { basis: "free" }, sources: [{ id: "open", title: "Open", search: async (_ctx, q) => page(`open ${q.search.query}`) }] },
+      },
+    },
+  });
+  const paid = { search: { kind: "paid", query: "x" } };
+  const open = { search: { kind: "open", query: "y" } };
+  assert.deepEqual(c.availability(new Set()), { partial: 'search/kind "paid" is unavailable: PAID_API_KEY is not set in this deployment' });
+  assert.equal(c.missingKeyFor(new Set(), paid), "PAID_API_KEY");
+  assert.equal(c.missingKeyFor(new Set(), open), undefined);
+  assert.deepEqual([c.maxCredits(paid), c.maxCredits(open)], [4, 0]);
+  const { ctx } = fakeContext({});
+  const [a, b] = [await c.search(ctx, paid, null), await c.search(ctx, open, null)];
+  assert.deepEqual([a.records[0]!.summary.title, a.credits], ["paid x", 4]);
+  assert.deepEqual([b.records[0]!.summary.title, b.credits], ["open y", 0]);
+  await assert.rejects(c.search(ctx, { search: { query: "z" } }, null), /no variant for search\/kind=undefined/);
+});

@@ -30,7 +30,7 @@ import type {
   StoredRecordView,
 } from "../types.ts";
 import { type CostDecl, creditsFor, Meter, typicalCredits, usedUsd, worstCredits } from "./costs.ts";
-import { checkRules, publishedSchema, type Rule } from "./rules.ts";
+import { checkRules, publishedSchema, type Rule, valueAt } from "./rules.ts";
 import { firstMissing, keysOf, runChain, type Source } from "./sources.ts";
 
 export type { Source } from "./sources.ts";
@@ -111,7 +111,10 @@ export interface CapabilityDecl<S extends TObject, Settings = undefined> {
   rules?: readonly Rule[];
   /** The source chain (primary first), or `variants`. */
   sources?: readonly Source<Static<S>, Settings>[];
-  /** Variants chosen by the value of a request field (after defaults). */
+  /**
+   * Variants chosen by the value of a request field (after defaults): a top-level field, or a
+   * slash-separated path into a nested one (legal.search's `search/jurisdiction`), read as rules read it.
+   */
   variants?: { field: string; options: Readonly<Record<string, VariantDecl<Static<S>, Settings>>> };
   /** Offered when present. */
   update?: UpdateDecl<Static<S>>;
@@ -167,7 +170,7 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
 
   const variantOf = (query: JsonObject): VariantDecl<Static<S>, Settings> => {
     if (!decl.variants) return { sources: decl.sources! };
-    const value = query[decl.variants.field];
+    const value = valueAt(query, decl.variants.field);
     const variant = typeof value === "string" ? decl.variants.options[value] : undefined;
     if (!variant) throw new ApiError("internal_error", `${decl.id}: no variant for ${decl.variants.field}=${JSON.stringify(value)}.`);
     return variant;

@@ -44,7 +44,8 @@ export function when(field: string, equals: JsonValue): Condition {
 
 // --- reading the query ---------------------------------------------------------------------------
 
-function valueAt(query: JsonObject, path: string): JsonValue | undefined {
+/** The value at a slash-separated path of the query (`search/from_year`); undefined when absent. */
+export function valueAt(query: JsonObject, path: string): JsonValue | undefined {
   let at: JsonValue | undefined = query;
   for (const token of path.split("/")) {
     if (at === null || typeof at !== "object" || Array.isArray(at)) return undefined;

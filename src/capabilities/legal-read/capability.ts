@@ -1,0 +1,180 @@
+/**
+ * legal.read (spec 4.6): one legal document read section by section from an official or
+ * institutional publication. `document` is a tagged union by `source`: `eu_official` (EUR-Lex HTML by
+ * CELEX and language), `us_reports` (the Library of Congress's United States Reports), `case_index`
+ * (CourtListener clusters and opinions; needs COURTLISTENER_API_KEY, so that variant alone is
+ * unavailable without it) and `historical` (a documented list of works, historical-works.ts). The
+ * whole document is fetched once and split into sections held in the session (local paging: `num`
+ * sections a page, `more` continues the same document, free). Every section's details are stored:
+ * its verbatim text with the source's URL, SHA-256 and retrieval time. Free. A source that cannot be
+ * reached is `provider_error`, never replaced by other text.
+ */
+import { type Static, Type } from "@sinclair/typebox";
+import { free } from "../framework/costs.ts";
+import { defineCapability } from "../framework/define.ts";
+import { num, oneOfOr, taggedUnion } from "../framework/fields.ts";
+import { COURTLISTENER } from "../shared/courtlistener.ts";
+import { CELEX_PATTERN, EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
+import { readCase } from "./case-index.ts";
+import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
+import { fetchDocument } from "./fetch.ts";
+import { readHistorical } from "./historical.ts";
+import { HISTORICAL_WORK_IDS, HISTORICAL_WORKS, historicalWork } from "./historical-works.ts";
+import { documentPage } from "./sections.ts";
+import { readUsReports } from "./us-reports.ts";
+
+const branch = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object(properties, { additionalProperties: false });
+
+export const legalReadSchema = Type.Object(
+  {
+    document: taggedUnion(
+      "source",
+      [
+        branch({
+          source: Type.Literal("eu_official", { description: "EUR-Lex (the Publications Office of the EU)." }),
+          celex: Type.String({ pattern: CELEX_PATTERN, description: "CELEX number, e.g. 32016R0679, or 02002L0058-20091219 for a consolidated version." }),
+          language: oneOfOr(EU_LANGUAGES, "EN", "One of the EU's 24 official languages (default EN)."),
+        }),
+        branch({
+          source: Type.Literal("us_reports", { description: "The United States Reports at the Library of Congress (volumes 1-542)." }),
+          item_id: Type.String({ pattern: "^usrep[0-9]{6}$", description: "The Library's item id: usrep + volume (3 digits) + first page (3 digits), e.g. usrep347483." }),
+        }),
+        branch({
+          source: Type.Literal("case_index", { description: "CourtListener's case law (opinion clusters)." }),
+          caselaw_id: Type.String({ pattern: "^[0-9]{1,25}$", description: "CourtListener cluster id (a legal.search `us` record's full_text gives it)." }),
+        }),
+        branch({
+          source: Type.Literal("historical", { description: "A known historical work from its public source." }),
+          work_id: Type.Unsafe<string>({
+            type: "string",
+            enum: [...HISTORICAL_WORK_IDS],
+            description: `A known historical work: ${HISTORICAL_WORKS.map((w) => `${w.id} (${w.title})`).join(", ")}.`,
+          }),
+        }),
+      ],
+      "The document: {source: eu_official, celex, language?}, {source: us_reports, item_id}, {source: case_index, caselaw_id} or {source: historical, work_id}.",
+    ),
+    num: num(10, 3, "Sections per page."),
+  },
+  { additionalProperties: false },
+);
+
+export type LegalReadQuery = Static<typeof legalReadSchema>;
+
+const wrong = (source: string) => new Error(`legal.read: ${source} source for another document`);
+
+export const legalRead = defineCapability({
+  id: "legal.read",
+  title: "Read a legal document",
+  summary: "A legal document's exact text, section by section, from EUR-Lex, the US Reports, CourtListener or a historical work's source.",
+  description:
+    "Reads one document whole and pages through its sections (`num` a page; `more` continues the same document, " +
+    "free). `document` is {source: eu_official, celex, language} (EUR-Lex HTML, split by article, recital and " +
+    "annex), {source: us_reports, item_id: usrep######} (the Library of Congress's United States Reports: its " +
+    "full-text file, else its PDF page by page with `pdf_page`, and `printed_page` where the page shows it), " +
+    "{source: case_index, caselaw_id} (CourtListener: the cluster's opinions; needs COURTLISTENER_API_KEY) or " +
+    "{source: historical, work_id} (a documented list of works read from their public sources). Records carry " +
+    "`identifier`, `source_class`, `section`, `total_sections` and `extraction_method` always, and `language`, " +
+    "`pdf_page`, `printed_page` and `paragraph_anchors` when the source has them. `details` (free, stored) is the " +
+    "section's verbatim text with `source_url`, `retrieved_at`, `source_sha256` of the bytes fetched, " +
+    "`legal_status: not_assessed` (Quarry does not say whether a text is in force) and " +
+    "`complete_document_available_through_more: true`. A source that cannot be reached is provider_error: no other " +
+    "text is ever put in its place.",
+  topic: "research and reading",
+  schema: legalReadSchema,
+  sourceChecked: ["document"],
+  recordKeys: Type.Object({
+    identifier: Type.String({ description: "The document: CELEX:…, loc:usrep…, courtlistener-cluster:… or historical:…." }),
+    source_class: Type.String({ enum: [...SOURCE_CLASSES], description: "How close the text is to the authoritative publication." }),
+    section: Type.Integer({ minimum: 1, description: "This section's number, from 1." }),
+    total_sections: Type.Integer({ minimum: 1, description: "Sections in the whole document." }),
+    extraction_method: Type.String({ description: "How the text was obtained: html_structure, html_paragraphs, api_text, api_html, pdf_text." }),
+    language: Type.Optional(Type.String({ description: "The text's language, when the source states it." })),
+    pdf_page: Type.Optional(Type.Integer({ minimum: 1, description: "US Reports: the PDF page this section is." })),
+    printed_page: Type.Optional(Type.String({ description: "US Reports: the page number printed on it." })),
+    paragraph_anchors: Type.Optional(Type.Array(Type.String(), { description: "The source's element ids within the section (URL fragments)." })),
+  }),
+  paging: "local",
+  deadlineMs: 40_000,
+  cost: free("Free: EUR-Lex, the Library of Congress, CourtListener and the historical sources cost nothing; `more` and details are free."),
+  variants: {
+    field: "document/source",
+    options: {
+      eu_official: {
+        sources: [
+          {
+            id: "eurlex",
+            title: "EUR-Lex",
+            async search(ctx, query) {
+              const d = query.document;
+              if (d.source !== "eu_official") throw wrong("eu_official");
+              const fetched = await fetchDocument(ctx, eurLexHtmlRequest(d.celex, d.language));
+              return documentPage(eurLexDocument(fetched, d.celex, d.language), ctx.now().toISOString());
+            },
+          },
+        ],
+      },
+      us_reports: {
+        sources: [
+          {
+            id: "loc",
+            title: "Library of Congress",
+            async search(ctx, query) {
+              if (query.document.source !== "us_reports") throw wrong("us_reports");
+              return documentPage(await readUsReports(ctx, query.document.item_id), ctx.now().toISOString());
+            },
+          },
+        ],
+      },
+      case_index: {
+        requiredKeys: ["COURTLISTENER_API_KEY"],
+        sources: [
+          {
+            id: COURTLISTENER,
+            title: "CourtListener",
+            async search(ctx, query) {
+              if (query.document.source !== "case_index") throw wrong("case_index");
+              return documentPage(await readCase(ctx, query.document.caselaw_id), ctx.now().toISOString());
+            },
+          },
+        ],
+      },
+      historical: {
+        sources: [
+          {
+            id: "historical",
+            title: "Historical works",
+            async search(ctx, query) {
+              if (query.document.source !== "historical") throw wrong("historical");
+              const work = historicalWork(query.document.work_id);
+              if (work === undefined) throw wrong("historical");
+              return documentPage(await readHistorical(ctx, work), ctx.now().toISOString());
+            },
+          },
+        ],
+      },
+    },
+  },
+  update: {
+    rule: "Params replace the stored fields: a `document` sent replaces the stored one whole; null restores a default. The document is fetched again (free) and paging starts over.",
+    example: { title: "The same document, five sections a page", params: { num: 5 } },
+  },
+  actions: {
+    details: {
+      description:
+        "The section's verbatim text with the document's title, source, source_url, retrieved_at, source_sha256, " +
+        "extraction_method, legal_status (not_assessed), section and total_sections, and anchors and pages when present. " +
+        "Free; stored when the document was read.",
+      mode: "stored",
+    },
+  },
+  examples: [
+    {
+      title: "The ePrivacy Directive as consolidated on 19 December 2009 (EUR-Lex), three articles a page",
+      body: { document: { source: "eu_official", celex: "02002L0058-20091219", language: "EN" } },
+    },
+    { title: "A US Supreme Court order from CourtListener (Noem v. Abrego Garcia)", body: { document: { source: "case_index", caselaw_id: "10376225" } } },
+    { title: "Brown v. Board of Education in the United States Reports (Library of Congress)", body: { document: { source: "us_reports", item_id: "usrep347483" } } },
+    { title: "Magna Carta (1215) from the Avalon Project", body: { document: { source: "historical", work_id: "magna_carta_1215" } } },
+  ],
+});

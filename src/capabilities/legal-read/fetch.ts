@@ -1,0 +1,28 @@
+/**
+ * Fetching a document for legal.read: the bytes as the source sent them (their SHA-256 is the
+ * details' `source_sha256`), decoded by the charset the source declares (header, byte-order mark or
+ * HTML `<meta>`; src/reader/decode.ts). All I/O goes through `ctx.upstream` and a provider of the
+ * table; no caller-chosen URL is ever fetched.
+ */
+import type { UpstreamRequest } from "../../upstream/types.ts";
+import { decodePage } from "../../reader/decode.ts";
+import type { CapabilityContext } from "../types.ts";
+
+export interface Fetched {
+  status: number;
+  bytes: Uint8Array;
+  text: string;
+  contentType: string;
+}
+
+function header(value: string | string[] | undefined): string {
+  return (Array.isArray(value) ? value[0] : value) ?? "";
+}
+
+export async function fetchDocument(ctx: CapabilityContext<unknown>, request: UpstreamRequest): Promise<Fetched> {
+  const res = await ctx.upstream.send<Uint8Array>({ ...request, responseType: "bytes" }, ctx.signal);
+  const contentType = header(res.headers["content-type"]);
+  const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
+  const bytes = res.body instanceof Uint8Array ? res.body : new TextEncoder().encode(typeof res.body === "string" ? res.body : JSON.stringify(res.body));
+  return { status: res.status, bytes, text: decodePage(bytes, charset, /html|xml/i.test(contentType) || contentType === ""), contentType };
+}

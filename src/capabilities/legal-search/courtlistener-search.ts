@@ -1,0 +1,116 @@
+/**
+ * legal.search `us`: CourtListener case-law search (opinion clusters) → records, pure.
+ *
+ * CourtListener answers 20 clusters a page and pages with a cursor (`next`); a legal.search page is
+ * `num` of them, so the stored cursor is `{cursor, skip}`: the provider page to ask for (null: the
+ * first) and how many of its clusters earlier pages already gave. `more` asks for that page again
+ * (a search, billed as one) and takes the next `num`.
+ * Records carry no `snippet` (spec 4.6): the words of a decision are read through legal.read, whose
+ * exact request each record carries as `full_text`.
+ */
+import { caseIndexRead, courtListenerPage, identifierOf } from "../shared/legal.ts";
+import { arr, defined, int, obj, type Obj, str, strings } from "../shared/read.ts";
+import { type CaseLawSearch, caseLawSearchRequest, cursorOf, refusedQuery, unexpected } from "../shared/courtlistener.ts";
+import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
+import { courtParam } from "./courts.ts";
+
+export interface UsSearch {
+  jurisdiction: "us";
+  query: string;
+  courts: "all" | "federal" | "state";
+  from_year?: number;
+  to_year?: number;
+}
+
+/** Where a `more` resumes: the provider page's cursor (null: the first page) and what it already gave. */
+export interface UsCursor {
+  cursor: string | null;
+  skip: number;
+}
+
+export function parseUsCursor(value: JsonValue): UsCursor {
+  const o = obj(value);
+  const skip = int(o?.skip);
+  return { cursor: str(o?.cursor) ?? null, skip: skip !== undefined && skip > 0 ? skip : 0 };
+}
+
+export function toUsRequest(search: UsSearch, at: UsCursor) {
+  const s: CaseLawSearch = { q: search.query };
+  const court = courtParam(search.courts);
+  if (court !== undefined) s.court = court;
+  if (search.from_year !== undefined) s.filedAfter = `${String(search.from_year).padStart(4, "0")}-01-01`;
+  if (search.to_year !== undefined) s.filedBefore = `${String(search.to_year).padStart(4, "0")}-12-31`;
+  if (at.cursor !== null) s.cursor = at.cursor;
+  return caseLawSearchRequest(s);
+}
+
+/** One cluster of the search answer as a record; undefined when it names no cluster. */
+export function clusterRecord(r: Obj): RecordDraft | undefined {
+  const id = int(r.cluster_id);
+  if (id === undefined || id < 0) return undefined;
+  const clusterId = String(id);
+  const title = str(r.caseName) ?? str(r.caseNameFull) ?? `CourtListener cluster ${clusterId}`;
+  const url = courtListenerPage(str(r.absolute_url), clusterId);
+  const fullText = caseIndexRead(clusterId);
+  const citations = strings(r.citation);
+  const summary = defined({
+    title,
+    url,
+    identifier: identifierOf.cluster(clusterId),
+    source: "case_index",
+    source_class: "institutional_transcription",
+    document_kind: "judicial_opinion",
+    court: str(r.court),
+    date: str(r.dateFiled),
+    citations,
+    full_text: fullText,
+  });
+  const opinions = (arr(r.opinions) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
+  const detail = defined({
+    ...summary,
+    cluster_id: clusterId,
+    court_id: str(r.court_id),
+    court_citation_string: str(r.court_citation_string),
+    case_name_full: str(r.caseNameFull),
+    docket_number: str(r.docketNumber),
+    date_argued: str(r.dateArgued),
+    judges: str(r.judge),
+    precedential_status: str(r.status),
+    cite_count: int(r.citeCount),
+    opinion_ids: opinions.length > 0 ? opinions.flatMap((o) => (int(o.id) === undefined ? [] : [String(int(o.id))])) : undefined,
+    note:
+      "The stored search candidate as CourtListener indexed it; the decision's words are read with the legal.read " +
+      "request in full_text (free), section by section.",
+  });
+  return {
+    summary: summary as RecordDraft["summary"],
+    detail,
+    links: [{ label: "CourtListener", url }],
+    ref: { cluster_id: clusterId },
+  };
+}
+
+/** A search answer (`{count, next, results}`) → `num` records from `skip`, and where the next page starts. */
+export function toUsPage(status: number, body: unknown, num: number, at: UsCursor): SourcePage {
+  if (status === 400) throw refusedQuery(body, "/search/query");
+  const o = obj(body);
+  const results = arr(o?.results);
+  if (o === undefined || results === undefined) throw unexpected("the search");
+  const all = results
+    .map(obj)
+    .filter((r): r is Obj => r !== undefined)
+    .map(clusterRecord)
+    .filter((r): r is RecordDraft => r !== undefined);
+  const records = all.slice(at.skip, at.skip + num);
+  const end = at.skip + num;
+  let next: JsonObject | null = null;
+  if (end < all.length) next = { cursor: at.cursor, skip: end };
+  else {
+    const cursor = cursorOf(o.next);
+    if (cursor !== null) next = { cursor, skip: 0 };
+  }
+  const notes: string[] = [];
+  const count = int(o.count);
+  if (count !== undefined && at.cursor === null && at.skip === 0) notes.push(`CourtListener reports ${count} matching clusters.`);
+  return { records, next, ...(notes.length > 0 ? { notes } : {}) };
+}
