@@ -126,6 +126,7 @@ export class AccountService {
       name,
       createdAt: this.clock.now(),
       revokedAt: null,
+      lastUsedAt: null,
     };
     await this.store.createKey(row);
     return { key, row };
