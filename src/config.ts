@@ -91,6 +91,8 @@ export interface Config {
   oauth: {
     accessTokenTtlSeconds: number;
     refreshTokenTtlSeconds: number;
+    /** Dynamic client registrations per client address per hour. */
+    registrationsPerHour: number;
   };
   /** Running the offline demo against recorded data. */
   demo: boolean;
@@ -267,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     oauth: {
       accessTokenTtlSeconds: int(env, "OAUTH_ACCESS_TOKEN_TTL_SECONDS", 3600, 60),
       refreshTokenTtlSeconds: int(env, "OAUTH_REFRESH_TOKEN_TTL_SECONDS", 30 * 24 * 3600, 60),
+      registrationsPerHour: int(env, "OAUTH_REGISTRATIONS_PER_HOUR", 20, 1),
     },
     demo,
     shutdownGraceMs: int(env, "SHUTDOWN_GRACE_MS", 10000),

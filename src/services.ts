@@ -19,6 +19,8 @@ import { SearchService } from "./sessions/search-service.ts";
 import type { SharpenBlock } from "./sharpen/entitlement.ts";
 import { createSharpenHandler } from "./sharpen/handler.ts";
 import type { Store } from "./store/types.ts";
+import { LoginService } from "./people/logins.ts";
+import { OAuthService } from "./people/oauth.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
 /** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
 export interface SharpenHandler {
@@ -51,6 +53,12 @@ export interface Services {
   catalog: CatalogService;
   sharpen: SharpenHandler;
   authenticate: ReturnType<typeof makeAuthenticator>;
+  /** The rate limiter (per-key limits go through `authenticate`; the dashboard counts sign-ins with it). */
+  limiter: RateLimiter;
+  /** Dashboard sign-ins for people (src/people/logins.ts). */
+  logins: LoginService;
+  /** Quarry as the OAuth authorization server of MCP hosts (src/people/oauth.ts). */
+  oauth: OAuthService;
   clock: Clock;
   ids: IdGenerator;
   registry: Registry;
@@ -84,7 +92,23 @@ export function createServices(deps: AppDeps): Services {
     sharpen: (caller) => sharpen!.block(caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
-  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry };
+  const logins = new LoginService(deps.store, clock, ids);
+  const oauth = new OAuthService(deps.store, deps.config, clock, ids);
+  const base = {
+    config: deps.config,
+    store: deps.store,
+    accounts,
+    billing,
+    search,
+    catalog,
+    authenticate,
+    limiter: deps.limiter,
+    logins,
+    oauth,
+    clock,
+    ids,
+    registry,
+  };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
   return { ...base, sharpen };
 }

@@ -76,7 +76,6 @@ const SQL = {
     " WHERE t.token_hash = ?",
   useToken: "UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?",
   revokeGrant: "UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING revoked_at",
-  deleteTokensOf: "DELETE FROM oauth_tokens WHERE grant_id = ?",
   touchGrant: "UPDATE oauth_grants SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?",
   sweepSessions: "DELETE FROM web_sessions WHERE rowid IN (SELECT rowid FROM web_sessions WHERE expires_at < ? LIMIT ?)",
   sweepCodes: "DELETE FROM oauth_codes WHERE rowid IN (SELECT rowid FROM oauth_codes WHERE expires_at < ? LIMIT ?)",
@@ -171,10 +170,9 @@ export function applyPeopleWrite(st: StatementRunner, op: PeopleWrite): unknown 
       return "rotated";
     }
     case "revokeOAuthGrant": {
+      // Its tokens stay until they expire (the sweeper), so a call with one is told it was revoked.
       const row = st.row(SQL.revokeGrant, op.at, op.id);
-      if (!row) return null;
-      st.run(SQL.deleteTokensOf, op.id);
-      return Number(row.revoked_at);
+      return row ? Number(row.revoked_at) : null;
     }
     case "touchOAuthGrant":
       st.run(SQL.touchGrant, op.at, op.id);

@@ -1017,11 +1017,11 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       await store.createOAuthGrant({ ...grant, id: uid("grant") }, []);
       assert.equal(await store.rotateOAuthRefresh(expired.hash, now, []), "invalid");
 
-      // Revocation keeps its first time and deletes the tokens; a revoked grant's refresh is invalid.
+      // Revocation keeps its first time; tokens then come with the revoked grant; its refresh is invalid.
       assert.equal(await store.revokeOAuthGrant(grantId, now + 20), now + 20);
       assert.equal(await store.revokeOAuthGrant(grantId, now + 30), now + 20);
-      assert.equal(await store.findOAuthToken(access.hash), null);
-      assert.equal(await store.findOAuthToken(next[0]!.hash), null);
+      assert.equal((await store.findOAuthToken(access.hash))?.grant.revokedAt, now + 20);
+      assert.equal(await store.rotateOAuthRefresh(next[1]!.hash, now + 40, []), "invalid");
       assert.equal((await store.listOAuthGrants(a.id)).find((g) => g.id === grantId)?.revokedAt, now + 20);
       assert.equal(await store.revokeOAuthGrant(uid("grant"), now), null);
     });

@@ -395,7 +395,10 @@ export interface Store {
    */
   rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid">;
   listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]>;
-  /** Revoke a grant and delete its tokens; returns its revocation time (the first one), null when unknown. */
+  /**
+   * Revoke a grant: its tokens stop working (findOAuthToken returns them with the grant's revokedAt)
+   * and stay until they expire. Returns its revocation time (the first one), null when unknown.
+   */
   revokeOAuthGrant(grantId: string, at: number): Promise<number | null>;
   touchOAuthGrant(grantId: string, at: number): Promise<void>;
   /**
