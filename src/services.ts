@@ -13,7 +13,7 @@ import type { Config } from "./config.ts";
 import type { CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator } from "./http/auth.ts";
-import { cryptoIds, type IdGenerator } from "./ids.ts";
+import { cryptoIds, type IdGenerator, randomBase62 } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { SearchService } from "./sessions/search-service.ts";
 import type { SharpenBlock } from "./sharpen/entitlement.ts";
@@ -55,6 +55,12 @@ export interface Services {
   authenticate: ReturnType<typeof makeAuthenticator>;
   /** The rate limiter (per-key limits go through `authenticate`; the dashboard counts sign-ins with it). */
   limiter: RateLimiter;
+  /**
+   * Counts that are not per key (sign-ins per email and per address, OAuth registrations per
+   * address) under a name of this deployment's own (kept in its store), so deployments sharing one
+   * Redis do not count each other's.
+   */
+  limitName(name: string): Promise<string>;
   /** Dashboard sign-ins for people (src/people/logins.ts). */
   logins: LoginService;
   /** Quarry as the OAuth authorization server of MCP hosts (src/people/oauth.ts). */
@@ -93,6 +99,11 @@ export function createServices(deps: AppDeps): Services {
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
   const logins = new LoginService(deps.store, clock, ids);
+  let deployment: Promise<string> | undefined;
+  const limitName = async (name: string) => {
+    deployment ??= deps.store.setting("deployment_id", randomBase62(16));
+    return `${await deployment}:${name}`;
+  };
   const oauth = new OAuthService(deps.store, deps.config, clock, ids);
   const base = {
     config: deps.config,
@@ -103,6 +114,7 @@ export function createServices(deps: AppDeps): Services {
     catalog,
     authenticate,
     limiter: deps.limiter,
+    limitName,
     logins,
     oauth,
     clock,

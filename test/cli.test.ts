@@ -13,6 +13,7 @@ import { addMonths } from "../src/accounts/periods.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
+import { Visitor } from "./helpers/people.ts";
 
 interface CliResult {
   code: number | null;
@@ -409,6 +410,10 @@ describe("quarry CLI", () => {
       [[loginId, "ada@example.com", null]],
     );
     assert.doesNotMatch(JSON.stringify(listed), /scrypt|horse/, "never the password or its hash");
+    // The login signs in to the running server's dashboard.
+    const visitor = new Visitor(quarry.url);
+    assert.equal((await visitor.signIn("ada@example.com", "correct horse battery")).status, 303);
+    assert.equal((await visitor.get("/dashboard")).status, 200);
     const stored = await quarry.store.findLoginByEmail("ada@example.com");
     assert.match(stored!.passwordHash, /^scrypt\$32768\$8\$3\$/);
     assert.doesNotMatch(stored!.passwordHash, /horse/);
@@ -430,6 +435,7 @@ describe("quarry CLI", () => {
     assert.equal(changed.code, 0, changed.stderr);
     assert.match(changed.stdout, /New password set for ada@example\.com/);
     assert.notEqual((await quarry.store.findLoginByEmail("ada@example.com"))!.passwordHash, stored!.passwordHash);
+    assert.equal((await visitor.get("/dashboard")).status, 303, "a new password ends the person's sessions");
     assert.match(await ok("logins", "delete", "ada@example.com"), /Deleted the login ada@example\.com/);
     assert.equal(await ok("logins", "list", account), "No logins.\n");
     await fails(/No login for ada@example\.com/, "logins", "delete", "ada@example.com");

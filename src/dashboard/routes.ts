@@ -301,8 +301,16 @@ function dashboardPages(
       if (email.trim() === "" || password === "") return again("Enter your email and password.", 400);
       // Counted before the password is checked: guessing costs attempts whatever the answer.
       const perEmail = config.dashboard.signInPer15Minutes;
-      const byEmail = await services.limiter.hit(`signin:${email.trim().toLowerCase().slice(0, 254)}`, perEmail, SIGN_IN_WINDOW_MS);
-      const byAddress = await services.limiter.hit(`signin-ip:${request.ip}`, perEmail * PER_ADDRESS_FACTOR, SIGN_IN_WINDOW_MS);
+      const byEmail = await services.limiter.hit(
+        await services.limitName(`signin:${email.trim().toLowerCase().slice(0, 254)}`),
+        perEmail,
+        SIGN_IN_WINDOW_MS,
+      );
+      const byAddress = await services.limiter.hit(
+        await services.limitName(`signin-ip:${request.ip}`),
+        perEmail * PER_ADDRESS_FACTOR,
+        SIGN_IN_WINDOW_MS,
+      );
       if (!byEmail.allowed || !byAddress.allowed) {
         const wait = Math.max(1, Math.ceil(Math.max(byEmail.allowed ? 0 : byEmail.resetMs, byAddress.allowed ? 0 : byAddress.resetMs) / 1000));
         reply.header("retry-after", String(wait));

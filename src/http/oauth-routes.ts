@@ -80,7 +80,11 @@ export function registerOAuthRoutes(app: FastifyInstance, services: Services): v
     );
 
     scope.post("/oauth/register", async (request, reply) => {
-      const limit = await services.limiter.hit(`oauth-register:${request.ip}`, config.oauth.registrationsPerHour, HOUR_MS);
+      const limit = await services.limiter.hit(
+        await services.limitName(`oauth-register:${request.ip}`),
+        config.oauth.registrationsPerHour,
+        HOUR_MS,
+      );
       if (!limit.allowed) {
         reply.header("retry-after", String(Math.max(1, Math.ceil(limit.resetMs / 1000))));
         throw new TooManyRequestsError(`Over ${limit.limit} client registrations an hour from this address.`);
