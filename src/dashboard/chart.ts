@@ -20,10 +20,11 @@ const WIDTH = 720;
 const HEIGHT = 220;
 const PAD = { left: 44, right: 8, top: 10, bottom: 28 };
 
-function niceMax(value: number): number {
-  if (value <= 0) return 1;
-  const exp = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * exp >= value) return step * exp;
+/** A round step (1, 2 or 5 × a power of ten, at least 1) for about four gridlines up to `value`. */
+function niceStep(value: number): number {
+  const rough = Math.max(1, value / 4);
+  const exp = 10 ** Math.floor(Math.log10(rough));
+  for (const step of [1, 2, 5, 10]) if (step * exp >= rough) return step * exp;
   return 10 * exp;
 }
 
@@ -32,20 +33,22 @@ const dayLabel = (ms: number) => new Date(ms).toISOString().slice(5, 10);
 /** The series order: largest total first; returns each capability's colour slot. */
 export function seriesSlots(days: ChartDay[]): Map<string, number> {
   const totals = new Map<string, number>();
-  for (const d of days) for (const [k, v] of d.values) totals.set(k, (totals.get(k) ?? 0) + v);
+  for (const d of days) for (const [k, v] of d.values) if (v > 0) totals.set(k, (totals.get(k) ?? 0) + v);
   const order = [...totals.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k]) => k);
   return new Map(order.map((k, i) => [k, Math.min(i, SLOTS - 1)]));
 }
 
 export function usageChart(days: ChartDay[], unit: string, summary: string): SafeHtml {
   const slots = seriesSlots(days);
-  const max = niceMax(Math.max(0, ...days.map((d) => [...d.values.values()].reduce((a, b) => a + b, 0))));
+  const highest = Math.max(0, ...days.map((d) => [...d.values.values()].reduce((a, b) => a + b, 0)));
+  const step = niceStep(highest);
+  const max = Math.max(step, Math.ceil(highest / step) * step);
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, days.length);
   const barW = Math.max(2, Math.min(28, slot * 0.7));
   const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => f * max);
+  const ticks = Array.from({ length: Math.round(max / step) + 1 }, (_, i) => i * step);
   const labelEvery = Math.max(1, Math.ceil(days.length / 10));
   const bars = days.map((d, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
@@ -67,7 +70,7 @@ export function usageChart(days: ChartDay[], unit: string, summary: string): Saf
   });
   const grid = ticks.map(
     (t) =>
-      html`<line class="gridline" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"></line><text class="axis" x="${PAD.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${Number.isInteger(t) ? t : t.toFixed(1)}</text>`,
+      html`<line class="gridline" x1="${PAD.left}" x2="${WIDTH - PAD.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}"></line><text class="axis" x="${PAD.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${t.toLocaleString("en-US")}</text>`,
   );
   return html`<figure class="chart">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${summary}" preserveAspectRatio="xMidYMid meet">${grid}${bars}</svg>
