@@ -87,6 +87,8 @@ function param(params: Params, name: string): string | undefined {
   const value = Object.hasOwn(params, name) ? params[name] : undefined;
   if (value === undefined) return undefined;
   if (typeof value !== "string") throw new InvalidRequestError(`${name} must be given once`);
+  // NUL and unpaired surrogates are no text a parameter holds (PostgreSQL refuses NUL in text).
+  if (value.includes("\u0000") || !value.isWellFormed()) throw new InvalidRequestError(`${name} holds characters that are not allowed`);
   return value;
 }
 
