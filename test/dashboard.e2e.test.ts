@@ -322,6 +322,11 @@ describe("pages", () => {
       assert.equal(res.headers.get("referrer-policy"), "no-referrer", path);
       assert.equal(res.headers.get("cache-control"), "no-store", path);
     }
+    // The session machinery stays in its scope: the API's other routes carry none of it.
+    const { key } = await h.account();
+    const api = await h.call("GET", "/v1/catalog", { key });
+    assert.equal(api.headers.get("set-cookie"), null);
+    assert.equal(api.headers.get("content-security-policy"), null);
   });
 
   test("everything a page loads is served by Quarry itself, with labels for every input", async () => {

@@ -109,9 +109,23 @@ export function periodStart(account: AccountRow): number {
   return Math.max(account.createdAt, addMonths(anchor, k - 1));
 }
 
+/**
+ * The generated session secret, kept in the store so restarts and other instances sign alike. A store
+ * that cannot keep it now (read-only, or down at start) gets one for this process only, said in the log:
+ * sessions then end with the process.
+ */
+async function sessionSecret(app: FastifyInstance, services: Services): Promise<string> {
+  try {
+    return await services.store.setting("dashboard_session_secret", randomBase62(64));
+  } catch (error) {
+    app.log.warn({ err: (error as Error).message }, "could not keep the dashboard's session secret in the store; sessions last until this process stops");
+    return randomBase62(64);
+  }
+}
+
 export async function registerPeopleRoutes(app: FastifyInstance, services: Services): Promise<void> {
   const { config, store } = services;
-  const secret = config.dashboard.sessionSecret ?? (await store.setting("dashboard_session_secret", randomBase62(64)));
+  const secret = config.dashboard.sessionSecret ?? (await sessionSecret(app, services));
   const ttlMs = config.dashboard.sessionTtlSeconds * 1000;
   const httpsOnly = config.publicUrl?.startsWith("https:") === true;
 

@@ -1152,6 +1152,9 @@ export class PostgresStore implements Store {
 
   setting(name: string, initial: string): Promise<string> {
     return this.guard(async () => {
+      // Read first: a setting made already needs no write (a standby still answers it).
+      const stored = await this.row("SELECT value FROM settings WHERE name = $1", [name]);
+      if (stored) return String(stored.value);
       await this.pool.query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, initial]);
       return String((await this.row("SELECT value FROM settings WHERE name = $1", [name]))!.value);
     });

@@ -15,6 +15,7 @@ export const PEOPLE_READS = {
   listLogins: "SELECT * FROM logins WHERE account_id = ? ORDER BY created_at, id",
   getWebSession: "SELECT * FROM web_sessions WHERE id_hash = ?",
   getOAuthClient: "SELECT * FROM oauth_clients WHERE id = ?",
+  getSetting: "SELECT value FROM settings WHERE name = ?",
   findOAuthToken:
     `SELECT ${TOKEN_JOIN_COLUMNS} FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id` +
     " JOIN accounts a ON a.id = g.account_id WHERE t.token_hash = ?",

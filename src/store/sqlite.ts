@@ -553,7 +553,10 @@ export class SqliteStore implements Store {
     await this.people({ t: "deleteWebSession", idHash });
   }
 
-  setting(name: string, initial: string): Promise<string> {
+  async setting(name: string, initial: string): Promise<string> {
+    // Read first: a setting made already needs no write (and a read-only file still answers it).
+    const stored = await this.guard(() => this.row(PEOPLE_READS.getSetting, name)?.value);
+    if (typeof stored === "string") return stored;
     return this.people({ t: "setting", name, initial });
   }
 
