@@ -309,6 +309,35 @@ describe("account pages", () => {
 });
 
 describe("pages", () => {
+  test("what people and apps name things is text, never markup (key names, app names, emails)", async () => {
+    const { visitor, accountId } = await person(h);
+    await visitor.get("/dashboard/keys");
+    const evil = `<script>alert(1)</script>"'><img src=x onerror=alert(2)>`;
+    const created = await visitor.post("/dashboard/keys", { name: evil });
+    assert.equal(created.status, 200);
+    const keys = await visitor.get("/dashboard/keys");
+    for (const page of [created, keys]) {
+      assert.ok(!page.text.includes("<script>alert"), "no script element from a name");
+      assert.ok(!page.text.includes("<img src=x"), "no element from a name");
+      assert.match(page.text, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert\(2\)&gt;/);
+    }
+    // An app registers under any name: the consent page shows it as text.
+    const register = await fetch(`${h.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: evil, redirect_uris: ["http://127.0.0.1:49156/cb"], token_endpoint_auth_method: "none" }),
+    });
+    const { client_id } = (await register.json()) as { client_id: string };
+    const start = await visitor.get(
+      `/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256" })}`,
+    );
+    assert.equal(start.status, 303);
+    const consent = await visitor.get("/dashboard/authorize");
+    assert.ok(!consent.text.includes("<script>alert") && !consent.text.includes("<img src=x"));
+    assert.match(consent.text, /Connect “&lt;script&gt;/);
+    assert.equal((await h.store.listKeys(accountId)).length, 2);
+  });
+
   test("security headers: a strict CSP, no framing, no referrer, no caching", async () => {
     const { visitor } = await person(h);
     for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/usage", "/dashboard/sign-in"]) {
