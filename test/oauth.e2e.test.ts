@@ -339,7 +339,9 @@ describe("the protocol's refusals", () => {
 
   test("PKCE: a wrong verifier is invalid_grant; a code works once, and a replay revokes what it gave", async () => {
     const { code_verifier, code_challenge } = await pkceChallenge();
-    const wrong = await exchange({ code: await code(code_challenge), code_verifier: `${code_verifier.slice(0, -1)}x` });
+    // One character off (never the same one: a verifier ending in "x" would be its own "wrong" one).
+    const off = `${code_verifier.slice(0, -1)}${code_verifier.endsWith("x") ? "y" : "x"}`;
+    const wrong = await exchange({ code: await code(code_challenge), code_verifier: off });
     assert.equal(wrong.status, 400);
     assert.deepEqual(Object.keys((await wrong.json()) as object).sort(), ["error", "error_description"]);
 
