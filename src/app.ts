@@ -11,6 +11,8 @@ import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-h
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
 import { registerV1Routes } from "./http/v1-routes.ts";
+import { registerOAuthRoutes } from "./http/oauth-routes.ts";
+import { registerPeopleRoutes } from "./dashboard/routes.ts";
 import { registerMcpRoutes } from "./mcp/mcp-routes.ts";
 import { type AppDeps, createServices, type Services } from "./services.ts";
 
@@ -112,8 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) => sendError(noRoute(request), request, reply));
 
-  const auth = restAuth(services.authenticate);
+  const auth = restAuth(services.authenticate, deps.config);
   registerV1Routes(app, services, auth);
+  // The dashboard, GET /v1/account (key, token or dashboard session) and OAuth for MCP hosts.
+  await registerPeopleRoutes(app, services);
+  registerOAuthRoutes(app, services);
   registerMcpRoutes(app, services);
   registerDocsRoutes(app, services, auth, {
     version: API_VERSION,

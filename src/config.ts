@@ -74,6 +74,26 @@ export interface Config {
     /** MCP protocol messages (no tools/call) allowed per key per minute, beside the key's call limit. */
     protocolPerMinute: number;
   };
+  /**
+   * The address people and MCP hosts reach this deployment at (`https://quarry.example.com`), from
+   * PUBLIC_URL: the OAuth issuer and resource, and the URLs the dashboard shows. Unset: taken from
+   * each request's Host (fine on one machine; set it behind a proxy or TLS terminator).
+   */
+  publicUrl: string | undefined;
+  dashboard: {
+    /** Signs dashboard session cookies (DASHBOARD_SESSION_SECRET); unset: generated once and kept in the store. */
+    sessionSecret: string | undefined;
+    /** A dashboard session ends this long after its last use. */
+    sessionTtlSeconds: number;
+    /** Sign-in attempts per email per 15 minutes (five times as many per client address). */
+    signInPer15Minutes: number;
+  };
+  oauth: {
+    accessTokenTtlSeconds: number;
+    refreshTokenTtlSeconds: number;
+    /** Dynamic client registrations per client address per hour. */
+    registrationsPerHour: number;
+  };
   /** Running the offline demo against recorded data. */
   demo: boolean;
   /** Grace period on SIGTERM for in-flight requests. */
@@ -132,6 +152,27 @@ function list(value: string | undefined): string[] {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
+}
+
+/** PUBLIC_URL: an http(s) origin, without path, query or fragment; returned without a trailing slash. */
+function publicUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.pathname !== "/" || url.search || url.hash || url.username) {
+    throw new ConfigError(`PUBLIC_URL must be an http(s) origin such as https://quarry.example.com (no path, query or credentials), got "${raw}"`);
+  }
+  return url.origin;
+}
+
+function sessionSecret(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw.length < 32) throw new ConfigError("DASHBOARD_SESSION_SECRET must be at least 32 characters long");
+  return raw;
 }
 
 function loadPlans(env: Record<string, string | undefined>): Plan[] {
@@ -218,6 +259,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       allowedOrigins: list(env.MCP_ALLOWED_ORIGINS),
       allowedHosts: list(env.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
       protocolPerMinute: int(env, "MCP_PROTOCOL_RATE_PER_MINUTE", 600, 1),
+    },
+    publicUrl: publicUrl(env.PUBLIC_URL),
+    dashboard: {
+      sessionSecret: sessionSecret(env.DASHBOARD_SESSION_SECRET),
+      sessionTtlSeconds: int(env, "DASHBOARD_SESSION_TTL_SECONDS", 12 * 3600, 60),
+      signInPer15Minutes: int(env, "DASHBOARD_SIGNIN_PER_15_MINUTES", 10, 1),
+    },
+    oauth: {
+      accessTokenTtlSeconds: int(env, "OAUTH_ACCESS_TOKEN_TTL_SECONDS", 3600, 60),
+      refreshTokenTtlSeconds: int(env, "OAUTH_REFRESH_TOKEN_TTL_SECONDS", 30 * 24 * 3600, 60),
+      registrationsPerHour: int(env, "OAUTH_REGISTRATIONS_PER_HOUR", 20, 1),
     },
     demo,
     shutdownGraceMs: int(env, "SHUTDOWN_GRACE_MS", 10000),

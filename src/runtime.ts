@@ -131,6 +131,9 @@ async function serve(
         await new Promise((resolve) => setImmediate(resolve));
       }
       if (swept > 0) app.log.info({ swept }, "swept expired sessions");
+      // Expired dashboard sessions, OAuth codes and tokens (one bounded batch of each a tick).
+      const people = await store.sweepPeople(Date.now(), config.sweepBatchSize);
+      if (people > 0) app.log.info({ swept: people }, "swept expired dashboard sessions and OAuth codes and tokens");
       if (store.kind === "postgres") await store.releaseReservationsOlderThan(STALE_RESERVATION_MS);
     } catch (err) {
       app.log.warn({ err: (err as Error).message }, "sweep failed; will retry");

@@ -48,4 +48,6 @@ if (firstKey) {
     `  npm run cli -- keys create ${only}${accounts.length === 1 ? "" : "      (ids: npm run cli -- accounts list)"}`,
   );
 }
+// People manage their keys and usage in the dashboard, once the operator has given them a sign-in.
+lines.push(`Dashboard: ${url}/dashboard (a sign-in for a person: npm run cli -- logins create <account-id> <email>)`);
 process.stdout.write(lines.join("\n") + "\n");

@@ -13,7 +13,7 @@ import type { Config } from "./config.ts";
 import type { CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator } from "./http/auth.ts";
-import { cryptoIds, type IdGenerator } from "./ids.ts";
+import { cryptoIds, type IdGenerator, randomBase62 } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { SearchService } from "./sessions/search-service.ts";
 import type { SharpenBlock } from "./sharpen/entitlement.ts";
@@ -21,6 +21,8 @@ import { createSharpenHandler } from "./sharpen/handler.ts";
 import { renderGuide } from "./http/guide.ts";
 import { loadSharpenSettings } from "./sharpen/reviewers.ts";
 import type { Store } from "./store/types.ts";
+import { LoginService } from "./people/logins.ts";
+import { OAuthService } from "./people/oauth.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
 /** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
 export interface SharpenHandler {
@@ -53,6 +55,18 @@ export interface Services {
   catalog: CatalogService;
   sharpen: SharpenHandler;
   authenticate: ReturnType<typeof makeAuthenticator>;
+  /** The rate limiter (per-key limits go through `authenticate`; the dashboard counts sign-ins with it). */
+  limiter: RateLimiter;
+  /**
+   * Counts that are not per key (sign-ins per email and per address, OAuth registrations per
+   * address) under a name of this deployment's own (kept in its store), so deployments sharing one
+   * Redis do not count each other's.
+   */
+  limitName(name: string): Promise<string>;
+  /** Dashboard sign-ins for people (src/people/logins.ts). */
+  logins: LoginService;
+  /** Quarry as the OAuth authorization server of MCP hosts (src/people/oauth.ts). */
+  oauth: OAuthService;
   clock: Clock;
   ids: IdGenerator;
   registry: Registry;
@@ -90,9 +104,32 @@ export function createServices(deps: AppDeps): Services {
     sharpen: (caller) => sharpen!.block(caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
+  const logins = new LoginService(deps.store, clock, ids);
+  let deployment: Promise<string> | undefined;
+  const limitName = async (name: string) => {
+    deployment ??= deps.store.setting("deployment_id", randomBase62(16));
+    return `${await deployment}:${name}`;
+  };
+  const oauth = new OAuthService(deps.store, deps.config, clock, ids);
   let guideText: string | undefined;
   const guide = () => (guideText ??= renderGuide(registry, loadSharpenSettings(deps.config.env)));
-  const base = { config: deps.config, store: deps.store, accounts, billing, search, catalog, authenticate, clock, ids, registry, guide };
+  const base = {
+    config: deps.config,
+    store: deps.store,
+    accounts,
+    billing,
+    search,
+    catalog,
+    authenticate,
+    limiter: deps.limiter,
+    limitName,
+    logins,
+    oauth,
+    clock,
+    ids,
+    registry,
+    guide,
+  };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
   return { ...base, sharpen };
 }

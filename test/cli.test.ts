@@ -13,6 +13,7 @@ import { addMonths } from "../src/accounts/periods.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
+import { Visitor } from "./helpers/people.ts";
 
 interface CliResult {
   code: number | null;
@@ -43,9 +44,19 @@ function cli(...args: string[]): Promise<CliResult> {
 
 /** The CLI with DATA_DIR set to `dir`. */
 function cliIn(dir: string, ...args: string[]): Promise<CliResult> {
+  return cliRun(dir, undefined, args);
+}
+
+/** The CLI with `input` on its stdin (a password). */
+function cliWithInput(input: string, ...args: string[]): Promise<CliResult> {
+  return cliRun(dataDir, input, args);
+}
+
+function cliRun(dir: string, input: string | undefined, args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     // Asynchronous on purpose: the in-process server must keep answering while the CLI runs.
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], { env: cliEnv(dir) });
+    child.stdin.end(input ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => {
@@ -384,6 +395,50 @@ describe("quarry CLI", () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  test("logins: create reads the password from stdin and stores only its hash; list, password, delete", async () => {
+    const account = (await ok("accounts", "create", "--name", "People")).trim();
+    const made = await cliWithInput("correct horse battery\n", "logins", "create", account, " Ada@Example.com ");
+    assert.equal(made.code, 0, made.stderr);
+    const loginId = made.stdout.trim();
+    assert.match(loginId, /^login_[0-9A-Za-z]+$/);
+    assert.match(made.stderr, /ada@example\.com can now sign in to account acct_\w+ at http:\/\/127\.0\.0\.1:8080\/dashboard/);
+    const listed = await okJson<{ id: string; email: string; last_sign_in_at: string | null }[]>("logins", "list", account);
+    assert.deepEqual(
+      listed.map((l) => [l.id, l.email, l.last_sign_in_at]),
+      [[loginId, "ada@example.com", null]],
+    );
+    assert.doesNotMatch(JSON.stringify(listed), /scrypt|horse/, "never the password or its hash");
+    // The login signs in to the running server's dashboard.
+    const visitor = new Visitor(quarry.url);
+    assert.equal((await visitor.signIn("ada@example.com", "correct horse battery")).status, 303);
+    assert.equal((await visitor.get("/dashboard")).status, 200);
+    const stored = await quarry.store.findLoginByEmail("ada@example.com");
+    assert.match(stored!.passwordHash, /^scrypt\$32768\$8\$3\$/);
+    assert.doesNotMatch(stored!.passwordHash, /horse/);
+
+    const refusals = [
+      [/exists already/, "another password\n", account, "ada@example.com"],
+      [/at least 10 characters/, "short\n", account, "bob@example.com"],
+      [/no password on stdin/, "", account, "bob@example.com"],
+      [/not an email address/, "long enough password\n", account, "bob"],
+      [/No account "acct_nope"/, "long enough password\n", "acct_nope", "bob@example.com"],
+    ] as const;
+    for (const [pattern, input, acct, email] of refusals) {
+      const res = await cliWithInput(input, "logins", "create", acct, email);
+      assert.equal(res.code, 1, `${email}: ${res.stdout}`);
+      assert.match(res.stderr.trim(), pattern);
+    }
+
+    const changed = await cliWithInput("a brand new passphrase\n", "logins", "password", "ADA@example.com");
+    assert.equal(changed.code, 0, changed.stderr);
+    assert.match(changed.stdout, /New password set for ada@example\.com/);
+    assert.notEqual((await quarry.store.findLoginByEmail("ada@example.com"))!.passwordHash, stored!.passwordHash);
+    assert.equal((await visitor.get("/dashboard")).status, 303, "a new password ends the person's sessions");
+    assert.match(await ok("logins", "delete", "ada@example.com"), /Deleted the login ada@example\.com/);
+    assert.equal(await ok("logins", "list", account), "No logins.\n");
+    await fails(/No login for ada@example\.com/, "logins", "delete", "ada@example.com");
   });
 
   test("a stage above the plan's Sharpen tier is refused", async () => {

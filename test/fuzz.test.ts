@@ -27,6 +27,11 @@ import {
 import { startReplay } from "../src/replay/replay-server.ts";
 import { MAX_BODY_DEPTH, validate } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
+import { checkDashboardAnswer, checkOAuthAnswer, formView, postRaw } from "./helpers/fuzz-people.ts";
+import { person, type Visitor } from "./helpers/people.ts";
+import { hashKey } from "../src/accounts/accounts.ts";
+import { redirectUriMatches } from "../src/people/oauth.ts";
+import { createHash, randomBytes } from "node:crypto";
 import { CATCH_ALL_CAPABILITIES, wildcardFixtures } from "./helpers/fuzz-replay.ts";
 import {
   HOSTILE_KEYS,
@@ -98,12 +103,14 @@ const SHARPEN_TEXT_FIELDS = ["task", "context", "approach", "draft"];
 const RECIPE_SELECTORS = ["query", "ingredient", "category", "cuisine"];
 const EXECUTE_PATH = /^\/v1\/capabilities\/([^/]+)\/execute$/;
 
-type Kind = "execute" | "follow-up" | "sharpen" | "other";
+type Kind = "execute" | "follow-up" | "sharpen" | "other" | "oauth" | "dashboard";
 interface Endpoint {
   path: string;
   kind: Kind;
   capability?: string;
   schema: JsonSchema;
+  /** The body is application/x-www-form-urlencoded (the OAuth token endpoints, the dashboard's forms). */
+  form?: boolean;
 }
 
 let sim: ModelSimulator;
@@ -116,6 +123,17 @@ let toolSchemas: Map<string, JsonSchema>;
 const examples = new Map<string, Record<string, unknown>[]>();
 const updateSchemas = new Map<string, JsonSchema>();
 const own = { searchIds: [] as string[], recordIds: [] as string[] };
+/** People: a signed-in dashboard visitor of an account of its own, an OAuth client with live tokens. */
+const people = {
+  visitor: undefined as unknown as Visitor,
+  ownKeyIds: [] as string[],
+  /** The main fuzz key's id: another account's, which the dashboard must never touch. */
+  foreignKeyId: "",
+  clientId: "",
+  redirect: "http://127.0.0.1:49154/cb",
+  refreshTokens: [] as string[],
+  accessTokens: [] as string[],
+};
 const foreign = { searchIds: [] as string[], recordIds: [] as string[] };
 
 console.log(`fuzz: FUZZ_SEED=${BASE_SEED} FUZZ_RUNS=${RUNS}`);
@@ -337,8 +355,76 @@ const nearLimit = () =>
     .tuple(fc.constantFrom(59_990, 59_997, 59_998, 59_999, 60_000), fc.constantFrom("a", "😀"))
     .map(([n, unit]) => unit.repeat(n));
 
+/** Field values that reach past the first refusal: the session's real CSRF token, real client ids and tokens. */
+function peopleFieldValues(ep: Endpoint): Record<string, fc.Arbitrary<unknown>> {
+  const mostly = <T>(real: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: real }, { weight: 1, arbitrary: hostileString() });
+  if (ep.kind === "dashboard") {
+    // Signing out with a real token would end the fuzzer's session: only forged ones there.
+    return ep.path === "/dashboard/sign-out"
+      ? { _csrf: hostileString() }
+      : {
+          _csrf: mostly(fc.constant(people.visitor.csrf)),
+          stage: mostly(fc.constantFrom("default", "stock", "stage1", "stage2", "stage3+")),
+          decision: mostly(fc.constantFrom("approve", "deny")),
+        };
+  }
+  const values: Record<string, fc.Arbitrary<unknown>> = {
+    client_id: mostly(fc.constant(people.clientId)),
+    redirect_uri: mostly(fc.constantFrom(people.redirect, "http://127.0.0.1:1/cb", "https://evil.example/cb")),
+    resource: mostly(fc.constantFrom(h.url, `${h.url}/mcp`, "https://evil.example/")),
+    token: mostly(fc.constantFrom(...people.accessTokens, ...people.refreshTokens)),
+    refresh_token: mostly(fc.constantFrom(...people.refreshTokens)),
+    code_verifier: mostly(fc.constant("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")),
+  };
+  if (ep.path === "/oauth/register") {
+    return {
+      redirect_uris: fc.array(
+        fc.oneof(
+          fc.constantFrom(people.redirect, "https://app.example/cb", "com.example.app:/cb", "http://evil.example/cb", "javascript:alert(1)", "https://a.example/#f"),
+          hostileString(),
+        ),
+        { maxLength: 3 },
+      ),
+    };
+  }
+  return values;
+}
+
+/**
+ * The schema bodies are generated from: the published one, but for the redirect URI pattern, whose
+ * lookahead fast-check cannot generate strings from (the pool in peopleFieldValues stands in). The
+ * oracle still judges with the published schema.
+ */
+function generationSchema(ep: Endpoint): JsonSchema {
+  if (ep.path !== "/oauth/register") return ep.schema;
+  const copy = structuredClone(ep.schema) as { properties: { redirect_uris: { items: Record<string, unknown> } } };
+  delete copy.properties.redirect_uris.items.pattern;
+  return copy as unknown as JsonSchema;
+}
+
+/** Valid registrations (the published redirect URI pattern has a lookahead, which fast-check cannot generate from). */
+function validRegistrations(ep: Endpoint): fc.Arbitrary<Record<string, unknown>> {
+  const props = ep.schema.properties as Record<string, JsonSchema>;
+  // URLs where the SDK's client metadata schema wants URLs (client_uri, logo_uri, tos_uri).
+  const url = fc.constantFrom("https://app.example", "https://app.example/logo.png", "https://app.example/terms");
+  const optional = Object.fromEntries(
+    Object.entries(props)
+      .filter(([k]) => k !== "redirect_uris")
+      .map(([k, schema]) => [k, ["client_uri", "logo_uri", "tos_uri"].includes(k) ? url : validValue(schema, resolve)]),
+  );
+  return fc
+    .tuple(fc.array(fc.constantFrom(people.redirect, "https://app.example/cb", "com.example.app:/cb", "http://localhost/x?y=1"), { minLength: 1, maxLength: 3 }), fc.record(optional, { requiredKeys: [] }))
+    .map(([redirect_uris, rest]) => ({ ...rest, redirect_uris }));
+}
+
 function bodiesFor(ep: Endpoint): fc.Arbitrary<Payload> {
   if (ep.kind === "follow-up") return followUpBodies(ep);
+  if (ep.kind === "oauth" || ep.kind === "dashboard") {
+    const base = ep.path === "/oauth/register" ? validRegistrations(ep) : validBodies(ep.schema, resolve);
+    // A dashboard form as the page gives it: with the session's token (edits then forge or drop it).
+    const valid = ep.kind === "dashboard" && ep.path !== "/dashboard/sign-out" ? base.map((b) => ({ ...b, _csrf: people.visitor.csrf })) : base;
+    return mutatedBodies(generationSchema(ep), resolve, valid, { fieldValues: peopleFieldValues(ep) });
+  }
   const schemaValid = validBodies(ep.schema, resolve);
   const samples = ep.capability ? (examples.get(ep.capability) ?? []) : [];
   const valid =
@@ -388,7 +474,7 @@ async function seedSessions(
 
 before(async () => {
   sim = await startModelSimulator();
-  h = await startHarness({ env: { ...simulatedSharpenEnv(sim.url), QUARRY_PLANS: PLANS } });
+  h = await startHarness({ env: { ...simulatedSharpenEnv(sim.url), QUARRY_PLANS: PLANS, OAUTH_REGISTRATIONS_PER_HOUR: "1000000" } });
   const main = await h.account("free");
   key = main.key;
   watch = new ChargeWatch(h.store, main.accountId);
@@ -398,9 +484,9 @@ before(async () => {
   resolve = resolverFor(doc);
   endpoints = [];
   for (const [path, item] of Object.entries(doc.paths)) {
-    const schema = isRecord(item) && isRecord(item.post) ? bodySchema(item.post) : undefined;
+    const body = isRecord(item) && isRecord(item.post) ? bodySchema(item.post) : undefined;
     // MCP answers in JSON-RPC, not the envelope: fuzzed through its execute tool below instead.
-    if (!schema || path.startsWith("/mcp")) continue;
+    if (!body || path.startsWith("/mcp")) continue;
     const m = EXECUTE_PATH.exec(path);
     const kind: Kind = m
       ? "execute"
@@ -408,8 +494,12 @@ before(async () => {
         ? "follow-up"
         : path === "/v1/sharpen"
           ? "sharpen"
-          : "other";
-    endpoints.push({ path, kind, schema, ...(m ? { capability: m[1]! } : {}) });
+          : path.startsWith("/oauth/")
+            ? "oauth"
+            : path.startsWith("/dashboard/")
+              ? "dashboard"
+              : "other";
+    endpoints.push({ path, kind, schema: body.schema, ...(body.form ? { form: true } : {}), ...(m ? { capability: m[1]! } : {}) });
   }
   for (const ep of endpoints.filter((e) => e.capability)) {
     const inspect = await h.call("GET", `/v1/capabilities/${ep.capability}`, { key });
@@ -442,13 +532,53 @@ before(async () => {
   await seedSessions(key, own, watch);
   const other = await h.account("free");
   await seedSessions(other.key, foreign, null);
+  await seedPeople(main.accountId);
 });
 
-function bodySchema(op: Record<string, unknown>): JsonSchema | undefined {
+/** A dashboard visitor on an account of its own, and an OAuth client of its with live tokens. */
+async function seedPeople(mainAccountId: string) {
+  const dash = await person(h, "free");
+  people.visitor = dash.visitor;
+  await dash.visitor.get("/dashboard/keys");
+  people.ownKeyIds = (await h.store.listKeys(dash.accountId)).map((k) => k.id);
+  people.foreignKeyId = (await h.store.listKeys(mainAccountId))[0]!.id;
+  assert.equal((await h.store.findKeyByHash(hashKey(key)))!.key.id, people.foreignKeyId);
+  const registered = await fetch(`${h.url}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Fuzz host", redirect_uris: [people.redirect], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"] }),
+  });
+  people.clientId = ((await registered.json()) as { client_id: string }).client_id;
+  for (let i = 0; i < 3; i++) {
+    const verifier = randomBytes(32).toString("base64url");
+    const challenge = createHash("sha256").update(verifier).digest("base64url");
+    const start = await people.visitor.get(
+      `/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: people.clientId, redirect_uri: people.redirect, code_challenge: challenge, code_challenge_method: "S256" })}`,
+    );
+    assert.equal(start.status, 303);
+    await people.visitor.get("/dashboard/authorize");
+    const back = await people.visitor.post("/dashboard/authorize", { decision: "approve" });
+    const code = new URL(back.location!).searchParams.get("code")!;
+    const tokens = await fetch(`${h.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: people.redirect, client_id: people.clientId }),
+    });
+    const json = (await tokens.json()) as { access_token: string; refresh_token: string };
+    people.accessTokens.push(json.access_token);
+    people.refreshTokens.push(json.refresh_token);
+  }
+  await people.visitor.get("/dashboard/keys");
+}
+
+function bodySchema(op: Record<string, unknown>): { schema: JsonSchema; form: boolean } | undefined {
   const rb = op.requestBody;
   if (!isRecord(rb) || !isRecord(rb.content)) return undefined;
-  const json = rb.content["application/json"];
-  return isRecord(json) && isRecord(json.schema) ? json.schema : undefined;
+  for (const [type, form] of [["application/json", false], ["application/x-www-form-urlencoded", true]] as const) {
+    const media = rb.content[type];
+    if (isRecord(media) && isRecord(media.schema)) return { schema: media.schema, form };
+  }
+  return undefined;
 }
 
 after(async () => {
@@ -501,6 +631,50 @@ function encodePathSegment(id: string): string {
   return out;
 }
 
+/** A path parameter of a dashboard post: the visitor's own keys, another account's key, strangers. */
+const pathIds = () =>
+  fc.oneof(
+    fc.constantFrom(...people.ownKeyIds, people.foreignKeyId, "grant_nope", "key_AAAAAAAAAAAAAAAA"),
+    hostileString().filter((v) => !LONE_SURROGATE.test(v) && v.length > 0 && encodeURIComponent(v).length <= 100),
+  );
+
+/**
+ * One payload to an OAuth endpoint (OAuth's error JSON, never 5xx, a success only for what the
+ * schema admits) or a dashboard form (403 without the session's CSRF token; a page or a redirect
+ * within the dashboard with it). Nothing is ever charged, and another account's key is never touched.
+ */
+async function peopleCase(ep: Endpoint, p: Payload, id: string): Promise<string[]> {
+  const path = ep.path.replace("{id}", encodeURIComponent(id));
+  let text: string | undefined;
+  let contentType: string | undefined;
+  let root: Record<string, unknown> | null;
+  if (ep.form) {
+    ({ text, contentType, root } = formView(p));
+  } else {
+    const view = restView(p);
+    text = view.text;
+    contentType = view.contentType;
+    root = view.parsed && isRecord(view.root) && !poisoned(view.root) ? view.root : null;
+  }
+  const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};
+  if (ep.kind === "dashboard") headers.cookie = people.visitor.cookieHeader;
+  const where = `POST ${path} [${p.label}]`;
+  const a = await watch.around(where, () => postRaw(h.url + path, headers, text), () => ({ ok: false, charged: 0 }));
+  if (ep.kind === "oauth") {
+    const invalid =
+      root === null ||
+      (!ep.form && (hasIllFormedString(root) || nestedDeeperThan(root, MAX_BODY_DEPTH))) ||
+      schemaProblems(ep.schema, root, resolve).length > 0;
+    return [invalid ? "invalid" : "merits", checkOAuthAnswer(a, invalid, `${where} ${invalid ? "invalid" : "merits"}`)];
+  }
+  // Bytes that are no form of an object: any refusal but 5xx; a form: 403 unless it holds the session's token.
+  const csrfOk = root === null ? null : root._csrf === people.visitor.csrf;
+  // A form over the dashboard's 64 KiB body limit is refused before its token is read.
+  const tooLarge = text !== undefined && Buffer.byteLength(text) > 64 * 1024;
+  const code = checkDashboardAnswer(a, tooLarge ? null : csrfOk, `${where} csrf=${csrfOk}`);
+  return [csrfOk === true ? "csrf-ok" : "forged", code];
+}
+
 describe("REST: every body-taking endpoint of the OpenAPI document", () => {
   test("the document's endpoints cover every capability, follow-up and sharpen", () => {
     const caps = endpoints.filter((e) => e.kind === "execute").map((e) => e.capability);
@@ -516,6 +690,15 @@ describe("REST: every body-taking endpoint of the OpenAPI document", () => {
       const stats = new Stats();
       await t.test(ep.path, async (st) => {
         const arb = fc.oneof({ weight: 9, arbitrary: bodiesFor(ep) }, { weight: 1, arbitrary: rawPayload() });
+        if (ep.kind === "oauth" || ep.kind === "dashboard") {
+          // A sign-in checks a password (scrypt, ~0.4 s): fewer runs there.
+          const runs = ep.path === "/dashboard/sign-in" ? Math.max(1, Math.round(RUNS / 8)) : perEndpointRuns();
+          const withId = fc.tuple(arb, ep.path.includes("{id}") ? pathIds() : fc.constant(""));
+          await check(st, withId, async ([p, id]) => stats.add(...(await peopleCase(ep, p, id))), runs);
+          st.diagnostic(stats.toString());
+          if (runs >= 20) assert.ok(stats.get("invalid") + stats.get("forged") > 0, `${ep.path}: nothing refused`);
+          return;
+        }
         const own: Payload[] = (ep.capability ? (examples.get(ep.capability) ?? []) : []).map((value) => ({ kind: "json", value, label: "example" }));
         await check(st, arb, async (p) => stats.add(...(await restCase(ep, p))), perEndpointRuns(), own);
         st.diagnostic(stats.toString());
@@ -973,4 +1156,54 @@ describe("valid hostile bodies with a catch-all upstream", () => {
 
 test("the ledger holds exactly the charged_credits of the successes, nothing else", async () => {
   await watch.assertTotals();
+});
+
+describe("people: the OAuth authorization endpoint and isolation", () => {
+  test("GET /oauth/authorize: a page, the consent, or the registered redirect URI; never elsewhere, never 5xx", async (t) => {
+    const mostly = <T>(real: fc.Arbitrary<T>) => fc.oneof({ weight: 4, arbitrary: real }, { weight: 1, arbitrary: hostileString() });
+    const value = (real: fc.Arbitrary<string>) => fc.oneof({ weight: 6, arbitrary: mostly(real) }, { weight: 1, arbitrary: fc.array(real, { minLength: 2, maxLength: 2 }) });
+    const query = fc.record(
+      {
+        response_type: value(fc.constantFrom("code", "code", "code", "token", "")),
+        client_id: value(fc.constantFrom(people.clientId, "qc_nope")),
+        redirect_uri: value(fc.constantFrom(people.redirect, "http://127.0.0.1:9/cb", "https://evil.example/cb", "javascript:alert(1)")),
+        code_challenge: value(fc.constantFrom("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", "short")),
+        code_challenge_method: value(fc.constantFrom("S256", "S256", "S256", "plain", "s256")),
+        state: value(fc.constantFrom("s", "x".repeat(2000))),
+        scope: value(fc.constantFrom("quarry", "openid profile")),
+        resource: value(fc.constantFrom(h.url, "https://evil.example/")),
+      },
+      { requiredKeys: [] },
+    );
+    const stats = new Stats();
+    await check(
+      t,
+      query,
+      async (q) => {
+        const params = new URLSearchParams();
+        for (const [k, v] of Object.entries(q)) for (const one of Array.isArray(v) ? v : [v]) params.append(k, String(one).toWellFormed());
+        const where = `GET /oauth/authorize?${preview(params.toString())}`;
+        const res = await fetch(`${h.url}/oauth/authorize?${params}`, { redirect: "manual", headers: { cookie: people.visitor.cookieHeader } });
+        await res.body?.cancel();
+        assert.ok([302, 303, 400].includes(res.status), `${where}: HTTP ${res.status}`);
+        const location = res.headers.get("location");
+        if (res.status === 302) {
+          const target = new URL(location!);
+          assert.ok(redirectUriMatches(`${target.origin}${target.pathname}`, people.redirect), `${where}: sent to ${location}`);
+          assert.ok(target.searchParams.get("error"), `${where}: a redirect without an error`);
+        }
+        if (res.status === 303) assert.equal(location, "/dashboard/authorize", where);
+        if (res.status === 400) assert.equal(location, null, where);
+        stats.add(String(res.status));
+      },
+      SMALL_RUNS,
+    );
+    t.diagnostic(stats.toString());
+  });
+
+  test("after all of it, the other account's key still works and nothing was charged to it", async () => {
+    const res = await h.call("GET", "/v1/account", { key });
+    assert.equal(res.status, 200, "the dashboard never revoked another account's key");
+    await watch.assertTotals();
+  });
 });

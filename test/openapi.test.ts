@@ -36,3 +36,28 @@ test("Sharpen's documented errors are those it can answer: no provider_timeout o
   assert.equal(responses["502"], undefined);
   assert.match(responses["503"]!.description, /sharpen_no_reviewer/);
 });
+
+test("every path and method the document lists is served (OAuth and dashboard routes included)", async () => {
+  const { startHarness } = await import("./helpers/harness.ts");
+  const h = await startHarness();
+  try {
+    const doc = buildOpenApi(registry) as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const url = path.replace(/\{\w+\}/g, "x");
+        assert.ok(h.app.findRoute({ method: method.toUpperCase() as "GET", url }) !== null, `${method.toUpperCase()} ${path} is served`);
+      }
+    }
+    for (const path of ["/oauth/register", "/oauth/token", "/oauth/revoke", "/.well-known/oauth-authorization-server", "/dashboard/keys", "/dashboard/sign-in"]) {
+      assert.ok(doc.paths[path], `${path} is documented`);
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+test("the OAuth registration body is the schema registrations are checked with", async () => {
+  const { ClientRegistrationSchema } = await import("../src/people/oauth-schemas.ts");
+  const doc = buildOpenApi(registry) as { paths: Record<string, { post: { requestBody: { content: Record<string, { schema: unknown }> } } }> };
+  assert.deepEqual(doc.paths["/oauth/register"]!.post.requestBody.content["application/json"]!.schema, JSON.parse(JSON.stringify(ClientRegistrationSchema)));
+});

@@ -143,3 +143,40 @@ test("a key sent without the Bearer scheme is told so; no header at all is told 
   assert.equal(none.body.error.message, "An API key is required.");
   assert.match(none.body.error.hint, /\/mcp\/k\/<API_KEY>/);
 });
+
+test("OAuth tokens, codes, client secrets and dashboard passwords never reach a log line; tokens are stored as hashes", async () => {
+  const { person } = await import("./helpers/people.ts");
+  const { createHash, randomBytes } = await import("node:crypto");
+  const { visitor, accountId } = await person(h);
+  const redirect = "http://127.0.0.1:49155/cb";
+  const registered = (await (
+    await fetch(`${h.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_name: "Log check", redirect_uris: [redirect], grant_types: ["authorization_code", "refresh_token"] }),
+    })
+  ).json()) as { client_id: string; client_secret: string };
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  await visitor.get(`/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: registered.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" })}`);
+  await visitor.get("/dashboard/authorize");
+  const code = new URL((await visitor.post("/dashboard/authorize", { decision: "approve" })).location!).searchParams.get("code")!;
+  const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString("base64")}`;
+  const tokens = (await (
+    await fetch(`${h.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: redirect }),
+    })
+  ).json()) as { access_token: string; refresh_token: string };
+  await h.call("GET", "/v1/account", { key: tokens.access_token });
+  await h.call("GET", `/v1/catalog?token=${tokens.access_token}&refresh=${tokens.refresh_token}`);
+  const grants = await h.store.listOAuthGrants(accountId);
+  const found = await h.store.findOAuthToken(hashKey(tokens.access_token));
+  assert.equal(found?.grant.id, grants[0]!.id, "found by its SHA-256");
+  assert.ok(!JSON.stringify(found).includes(tokens.access_token));
+  for (const secret of [tokens.access_token, tokens.refresh_token, code, registered.client_secret, "correct horse battery staple"]) {
+    for (const line of lines) assert.ok(!line.includes(secret), `a secret in a log line: ${line}`);
+  }
+  assert.ok(lines.some((l) => l.includes("token=qat_***")), "a token in a URL is logged redacted");
+});

@@ -12,13 +12,22 @@ import { nextPeriodEnd } from "./periods.ts";
 
 export const KEY_PREFIX = "qk_live_";
 const KEY_PATTERN = /^qk_live_[0-9A-Za-z]{32}$/;
+/** OAuth access tokens (src/people/oauth.ts): `qat_` + 40 base62 characters, stored as SHA-256. */
+export const ACCESS_TOKEN_PREFIX = "qat_";
+export const ACCESS_TOKEN_PATTERN = /^qat_[0-9A-Za-z]{40}$/;
 
-/** Who is calling: resolved from the key on every authenticated request. */
+/** Who is calling: resolved from the key (or OAuth token, or dashboard session) on every authenticated request. */
 export interface Caller {
   account: AccountRow;
+  /** The API key that authenticated the call; null for an OAuth token or a dashboard session. */
   keyId: string | null;
+  /** The OAuth grant whose access token authenticated the call, if any. */
+  grantId?: string;
   plan: Plan;
 }
+
+/** A key's or grant's last use is written at most this often per process (Store.touchKey). */
+const USE_NOTE_INTERVAL_MS = 60_000;
 
 export function hashKey(key: string): string {
   // One-shot hash (Node >= 20.12): no Hash object per authenticated call.
@@ -27,6 +36,9 @@ export function hashKey(key: string): string {
 
 const UNAUTHORIZED_HINT =
   "Send `Authorization: Bearer <API_KEY>` with a live key (qk_live_…); an MCP host that cannot send headers puts it in the URL instead: /mcp/k/<API_KEY>.";
+
+const TOKEN_HINT =
+  "OAuth access tokens last an hour: refresh it (POST /oauth/token), or connect again; the account's dashboard lists and revokes connected apps.";
 
 export class AccountService {
   constructor(
@@ -126,16 +138,37 @@ export class AccountService {
       name,
       createdAt: this.clock.now(),
       revokedAt: null,
+      lastUsedAt: null,
     };
     await this.store.createKey(row);
     return { key, row };
   }
 
-  /** Resolve `Authorization: Bearer …` (or a bare key, for the MCP URL form) to a caller. */
+  /** When each key or grant was last noted as used by this process (noteUse). */
+  private readonly noted = new Map<string, number>();
+
+  /** Record a key's or grant's use, at most once a minute each (a write off the answer's path). */
+  private noteUse(kind: "key" | "grant", id: string): void {
+    const now = this.clock.now();
+    const name = `${kind}:${id}`;
+    const last = this.noted.get(name);
+    if (last !== undefined && now - last < USE_NOTE_INTERVAL_MS && now >= last) return;
+    if (this.noted.size >= 50_000) this.noted.clear();
+    this.noted.set(name, now);
+    const write = kind === "key" ? this.store.touchKey(id, now) : this.store.touchOAuthGrant(id, now);
+    // Best effort: a store that cannot write now loses a "last used" time, never a call.
+    write.catch(() => this.noted.delete(name));
+  }
+
+  /**
+   * Resolve `Authorization: Bearer …` (or a bare key, for the MCP URL form) to a caller: an API key,
+   * or an OAuth access token (`qat_…`), which acts for its account like a key.
+   */
   async authenticate(key: string | undefined): Promise<Caller> {
     // "" is an Authorization header that is there but not `Bearer <key>` (http/auth.ts, bearerKey).
     if (key === "") throw new ApiError("unauthorized", "The Authorization header must read `Bearer <API_KEY>`.", { hint: UNAUTHORIZED_HINT });
     if (!key) throw new ApiError("unauthorized", "An API key is required.", { hint: UNAUTHORIZED_HINT });
+    if (key.startsWith(ACCESS_TOKEN_PREFIX)) return this.authenticateToken(key);
     if (!KEY_PATTERN.test(key)) throw new ApiError("unauthorized", "The API key is not valid.", { hint: UNAUTHORIZED_HINT });
     const digest = hashKey(key);
     const found = await this.store.findKeyByHash(digest);
@@ -146,7 +179,31 @@ export class AccountService {
     if (found.key.revokedAt !== null) {
       throw new ApiError("unauthorized", "The API key has been revoked.", { hint: UNAUTHORIZED_HINT });
     }
+    this.noteUse("key", found.key.id);
     return { account: found.account, keyId: found.key.id, plan: this.plan(found.account.planId) };
+  }
+
+  /** An OAuth access token: known, of a grant not revoked, not expired. */
+  private async authenticateToken(token: string): Promise<Caller> {
+    const invalid = (message: string, hint = TOKEN_HINT) => new ApiError("unauthorized", message, { hint });
+    if (!ACCESS_TOKEN_PATTERN.test(token)) throw invalid("The access token is not valid.");
+    const digest = hashKey(token);
+    const found = await this.store.findOAuthToken(digest);
+    const ok = found !== null && timingSafeEqual(Buffer.from(found.token.hash, "hex"), Buffer.from(digest, "hex"));
+    if (!found || !ok || found.token.kind !== "access") throw invalid("The access token is not valid.");
+    if (found.grant.revokedAt !== null) throw invalid("The access token has been revoked.");
+    if (found.token.expiresAt <= this.clock.now()) {
+      throw invalid("The access token has expired.", "Get a new one with the refresh token (POST /oauth/token, grant_type=refresh_token), or sign in again.");
+    }
+    this.noteUse("grant", found.grant.id);
+    return { account: found.account, keyId: null, grantId: found.grant.id, plan: this.plan(found.account.planId) };
+  }
+
+  /** The caller a signed-in dashboard session stands for (GET /v1/account only). */
+  async sessionCaller(accountId: string): Promise<Caller> {
+    const account = await this.store.getAccount(accountId);
+    if (!account) throw new ApiError("unauthorized", "The dashboard session's account no longer exists.", { hint: UNAUTHORIZED_HINT });
+    return { account, keyId: null, plan: this.plan(account.planId) };
   }
 
   /** The caller with its account read now (the key lookup that made it may be up to a second old). */

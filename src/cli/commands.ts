@@ -12,6 +12,7 @@ import { listInDoubt, retryUnresolved } from "../store/in-doubt.ts";
 import { inDoubtDir, openStore } from "../store/open-store.ts";
 import type { LostCallReport } from "../store/postgres.ts";
 import type { AccountRow, KeyRow, Store } from "../store/types.ts";
+import type { LoginService } from "../people/logins.ts";
 import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output.ts";
 
 /** A refusal the operator can fix (bad value, unknown id): one line on stderr, exit code 1. */
@@ -24,9 +25,15 @@ export interface CommandContext {
   config: Config;
   store: Store;
   accounts: AccountService;
+  logins: LoginService;
   clock: Clock;
   out: Output;
   json: boolean;
+  /**
+   * A secret from the operator (a password): prompted without echo on a terminal, else the first
+   * line of stdin. Never taken from the command line, where it would land in shell history and `ps`.
+   */
+  readSecret(prompt: string): Promise<string>;
 }
 
 export interface CommandDef {
@@ -119,6 +126,12 @@ async function showAccount(ctx: CommandContext, account: AccountRow): Promise<vo
       ["Created", view.created_at],
     ]),
   );
+}
+
+/** Where people sign in, for the operator to pass on. */
+function dashboardUrl(config: Config): string {
+  const base = config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`;
+  return `${base}/dashboard`;
 }
 
 /** Account names are labels for operators (tables, usage); longer ones are refused. */
@@ -283,6 +296,83 @@ export const COMMANDS: CommandDef[] = [
         ctx.out.line(
           `Revoked key ${keyId}. Running servers refuse it within KEY_CACHE_TTL_MS (default 1 s).`,
         );
+    },
+  },
+  {
+    words: ["logins", "create"],
+    args: ["<account>", "<email>"],
+    options: [],
+    usage: "logins create <account> <email>",
+    summary:
+      "Create a dashboard sign-in for a person: the password is prompted (or read from stdin's first line), stored only as a scrypt hash.",
+    async run(ctx, [accountId, email]) {
+      await ctx.accounts.mustGet(accountId!);
+      const password = await ctx.readSecret(`Password for ${email} (at least 10 characters): `);
+      const login = await ctx.logins.create(accountId!, email!, password);
+      const url = dashboardUrl(ctx.config);
+      if (ctx.json) {
+        ctx.out.line(
+          json({ id: login.id, account_id: login.accountId, email: login.email, created_at: isoOrNull(login.createdAt), sign_in_url: url }),
+        );
+        return;
+      }
+      ctx.out.line(login.id);
+      ctx.out.notice(`${login.email} can now sign in to account ${login.accountId} at ${url}`);
+    },
+  },
+  {
+    words: ["logins", "list"],
+    args: ["<account>"],
+    options: [],
+    usage: "logins list <account>",
+    summary: "List an account's dashboard sign-ins: id, email, created, last sign-in (never the password or its hash).",
+    async run(ctx, [accountId]) {
+      await ctx.accounts.mustGet(accountId!);
+      const logins = await ctx.store.listLogins(accountId!);
+      if (ctx.json) {
+        ctx.out.line(
+          json(
+            logins.map((l) => ({ id: l.id, email: l.email, created_at: isoOrNull(l.createdAt), last_sign_in_at: isoOrNull(l.lastSignInAt) })),
+          ),
+        );
+        return;
+      }
+      if (logins.length === 0) {
+        ctx.out.line("No logins.");
+        return;
+      }
+      ctx.out.line(
+        table(
+          ["ID", "EMAIL", "CREATED", "LAST SIGN-IN"],
+          logins.map((l) => [l.id, l.email, isoOrDash(l.createdAt), isoOrDash(l.lastSignInAt)]),
+        ),
+      );
+    },
+  },
+  {
+    words: ["logins", "password"],
+    args: ["<email>"],
+    options: [],
+    usage: "logins password <email>",
+    summary: "Set a new password (prompted, or stdin's first line); the person's dashboard sessions end.",
+    async run(ctx, [email]) {
+      const found = await ctx.logins.mustFind(email!);
+      const password = await ctx.readSecret(`New password for ${found.email}: `);
+      const login = await ctx.logins.setPassword(email!, password);
+      if (ctx.json) ctx.out.line(json({ id: login.id, email: login.email, password_changed: true }));
+      else ctx.out.line(`New password set for ${login.email}; their dashboard sessions have ended.`);
+    },
+  },
+  {
+    words: ["logins", "delete"],
+    args: ["<email>"],
+    options: [],
+    usage: "logins delete <email>",
+    summary: "Delete a dashboard sign-in; the person's dashboard sessions end (keys and OAuth grants stay).",
+    async run(ctx, [email]) {
+      const login = await ctx.logins.remove(email!);
+      if (ctx.json) ctx.out.line(json({ id: login.id, email: login.email, deleted: true }));
+      else ctx.out.line(`Deleted the login ${login.email}; their dashboard sessions have ended.`);
     },
   },
   {

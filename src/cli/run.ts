@@ -12,7 +12,9 @@ import { ApiError } from "../errors.ts";
 import { cryptoIds } from "../ids.ts";
 import { embeddedDatabaseFile, openStore } from "../store/open-store.ts";
 import type { Store } from "../store/types.ts";
+import { LoginService } from "../people/logins.ts";
 import { COMMANDS, type CommandDef, CliError, type OptionName } from "./commands.ts";
+import { readSecret } from "./secret.ts";
 import { type Output, processOutput } from "./output.ts";
 
 const PROGRAM = "quarry";
@@ -125,9 +127,11 @@ async function execute(
         config,
         store,
         accounts: new AccountService(store, config, systemClock, cryptoIds),
+        logins: new LoginService(store, systemClock, cryptoIds),
         clock: systemClock,
         out,
         json: values.json === true,
+        readSecret,
       },
       args,
       options,

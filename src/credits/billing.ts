@@ -115,7 +115,8 @@ export class Billing {
       ledger: {
         id: this.ids.id("led"),
         accountId: caller.account.id,
-        keyId: caller.keyId,
+        // The key or, for an OAuth token, its grant: the dashboard's latest calls say which.
+        keyId: caller.keyId ?? caller.grantId ?? null,
         capability: call.capability,
         operation: call.operation,
         credits,

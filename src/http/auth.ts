@@ -33,10 +33,13 @@ export interface RateBucket {
 }
 
 export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter) {
-  /** Resolve the caller from a key and count the request against its limit (or `bucket`'s). */
-  return async function authenticate(key: string | undefined, reply: FastifyReply, bucket?: RateBucket): Promise<Caller> {
-    const caller = await accounts.authenticate(key);
-    const id = caller.keyId ?? caller.account.id;
+  /**
+   * Count a request of a resolved caller against its limit (or `bucket`'s): per API key; per OAuth
+   * grant for a token (a grant is what a connected app holds, as a key is; it outlives the hourly
+   * tokens); per account for a dashboard session.
+   */
+  async function count(caller: Caller, reply: FastifyReply, bucket?: RateBucket): Promise<Caller> {
+    const id = caller.keyId ?? caller.grantId ?? caller.account.id;
     const decision =
       bucket === undefined
         ? await limiter.hit(id, caller.plan.rateLimitPerMinute, RATE_WINDOW_MS)
@@ -59,14 +62,53 @@ export function makeAuthenticator(accounts: AccountService, limiter: RateLimiter
       });
     }
     return caller;
-  };
+  }
+  /** Resolve the caller from a key or OAuth access token and count the request (count above). */
+  async function authenticate(key: string | undefined, reply: FastifyReply, bucket?: RateBucket): Promise<Caller> {
+    return count(await accounts.authenticate(key), reply, bucket);
+  }
+  return Object.assign(authenticate, { count });
 }
 
 export type Authenticate = ReturnType<typeof makeAuthenticator>;
 
-/** onRequest hook of REST routes: Bearer key → request.caller, before the body is read or parsed. */
-export function restAuth(authenticate: Authenticate) {
+/**
+ * The address this deployment is reached at: PUBLIC_URL, else the request's own scheme and Host
+ * (what the client used to reach it). The OAuth metadata and the dashboard's URLs are built on it.
+ */
+export function publicBase(config: { publicUrl: string | undefined }, request: FastifyRequest): string {
+  return config.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** Where an MCP host learns how to get a token (RFC 9728): the protected resource metadata. */
+export function resourceMetadataUrl(base: string): string {
+  return `${base}/.well-known/oauth-protected-resource`;
+}
+
+/**
+ * A 401 with the challenge OAuth clients follow (RFC 6750 §3, RFC 9728 §5.1): `WWW-Authenticate:
+ * Bearer resource_metadata="…"`, with `error="invalid_token"` when a credential was sent. Other
+ * errors pass through unchanged.
+ */
+export function withChallenge(error: unknown, base: string, credentialSent: boolean): unknown {
+  if (!(error instanceof ApiError) || error.code !== "unauthorized") return error;
+  const challenge =
+    `Bearer realm="quarry"${credentialSent ? ', error="invalid_token"' : ""}, resource_metadata="${resourceMetadataUrl(base)}"`;
+  return new ApiError("unauthorized", error.message, {
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+    headers: { ...error.headers, "www-authenticate": challenge },
+    cause: error,
+  });
+}
+
+/** onRequest hook of REST routes: Bearer key or OAuth token → request.caller, before the body is read or parsed. */
+export function restAuth(authenticate: Authenticate, config: { publicUrl: string | undefined }) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    request.caller = await authenticate(bearerKey(request.headers.authorization), reply);
+    const header = request.headers.authorization;
+    try {
+      request.caller = await authenticate(bearerKey(header), reply);
+    } catch (error) {
+      throw withChallenge(error, publicBase(config, request), header !== undefined);
+    }
   };
 }

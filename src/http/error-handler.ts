@@ -42,8 +42,8 @@ export function toApiError(error: unknown): ApiError {
 
 /** `/mcp/k` however a path spells it (any case, repeated slashes) and everything after it up to the query. */
 const MCP_KEY_ROUTE = /\/+mcp\/+k(?=[/?#]|$)[^?#]*/gi;
-/** A live key's prefix and what follows it, wherever in the URL it appears. */
-const KEY_SHAPED = /qk_live_[0-9a-z]*/gi;
+/** A live key's or OAuth token's prefix and what follows it, wherever in the URL it appears. */
+const KEY_SHAPED = /(qk_live_|qat_|qrt_)[0-9a-z]*/gi;
 const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
 
 /**
@@ -57,7 +57,7 @@ export function redactUrl(url: string): string {
   const plain = url.includes("%") ? url.replace(PERCENT_BYTE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : url;
   const redacted = plain
     .replace(MCP_KEY_ROUTE, (route) => (/^\/+mcp\/+k\/*$/i.test(route) ? route : "/mcp/k/***"))
-    .replace(KEY_SHAPED, "qk_live_***");
+    .replace(KEY_SHAPED, "$1***");
   return redacted === plain ? url : redacted;
 }
 

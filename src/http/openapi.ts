@@ -9,6 +9,8 @@ import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
 import { COMPONENTS, RecordSummary } from "./schemas.ts";
+import { DASHBOARD_FORMS, DASHBOARD_PAGES } from "../dashboard/forms.ts";
+import { ClientRegistrationSchema, RevokeRequestSchema, TokenRequestSchema } from "../people/oauth-schemas.ts";
 
 type Json = Record<string, unknown>;
 
@@ -95,6 +97,148 @@ function mcpOperation(operationId: string, security: Json[]): Json {
   };
 }
 
+const OAUTH_ERROR = {
+  type: "object",
+  description: "OAuth's error (RFC 6749 §5.2, RFC 7591 §3.2.2), not the API's envelope: OAuth clients read this.",
+  properties: { error: { type: "string" }, error_description: { type: "string" }, error_uri: { type: "string" } },
+  required: ["error"],
+};
+const oauthError = (description: string): Json => ({ description, content: { "application/json": { schema: OAUTH_ERROR } } });
+const anyObject = (description: string): Json => ({ description, content: { "application/json": { schema: { type: "object" } } } });
+const form = (schema: TSchema): Json => ({ required: true, content: { "application/x-www-form-urlencoded": { schema: plain(schema) } } });
+const htmlPage = (description: string): Json => ({ description, content: { "text/html": { schema: { type: "string" } } } });
+
+/** The OAuth 2.1 authorization server of MCP hosts (src/people/oauth.ts, docs/dashboard.md). */
+function oauthPaths(): Json {
+  return {
+    "/.well-known/oauth-protected-resource": {
+      get: {
+        operationId: "oauthProtectedResource",
+        tags: ["oauth"],
+        summary: "RFC 9728 protected resource metadata: this API's authorization server",
+        security: [],
+        responses: { "200": anyObject("Protected resource metadata") },
+      },
+    },
+    "/.well-known/oauth-authorization-server": {
+      get: {
+        operationId: "oauthAuthorizationServer",
+        tags: ["oauth"],
+        summary: "RFC 8414 authorization server metadata",
+        security: [],
+        responses: { "200": anyObject("Authorization server metadata") },
+      },
+    },
+    "/oauth/register": {
+      post: {
+        operationId: "oauthRegister",
+        tags: ["oauth"],
+        summary: "RFC 7591 dynamic client registration",
+        security: [],
+        requestBody: { required: true, content: { "application/json": { schema: plain(ClientRegistrationSchema) } } },
+        responses: {
+          "201": anyObject("The registered client: client_id, and client_secret once unless token_endpoint_auth_method is none"),
+          "400": oauthError("invalid_client_metadata or invalid_redirect_uri"),
+          "429": oauthError("too_many_requests: over OAUTH_REGISTRATIONS_PER_HOUR from this address"),
+        },
+      },
+    },
+    "/oauth/authorize": {
+      get: {
+        operationId: "oauthAuthorize",
+        tags: ["oauth"],
+        summary: "Authorization endpoint (code with PKCE S256); consent is asked in the dashboard",
+        security: [],
+        parameters: ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope", "resource"].map(
+          (name) => ({ name, in: "query", required: ["response_type", "client_id", "code_challenge", "code_challenge_method"].includes(name), schema: { type: "string" } }),
+        ),
+        responses: {
+          "302": { description: "Back to the client's redirect URI with an error (and state)" },
+          "303": { description: "To the consent page, /dashboard/authorize (signing in first if needed)" },
+          "400": htmlPage("An unknown client_id or a redirect_uri it did not register: shown, never redirected"),
+        },
+      },
+    },
+    "/oauth/token": {
+      post: {
+        operationId: "oauthToken",
+        tags: ["oauth"],
+        summary: "Token endpoint: authorization_code (with code_verifier) or refresh_token (rotating)",
+        security: [],
+        requestBody: form(TokenRequestSchema),
+        responses: {
+          "200": anyObject("access_token (an hour), token_type Bearer, expires_in, refresh_token, scope"),
+          "400": oauthError("invalid_request, invalid_grant, unsupported_grant_type, invalid_target"),
+          "401": oauthError("invalid_client"),
+        },
+      },
+    },
+    "/oauth/revoke": {
+      post: {
+        operationId: "oauthRevoke",
+        tags: ["oauth"],
+        summary: "RFC 7009 revocation: either token of a connection ends the connection",
+        security: [],
+        requestBody: form(RevokeRequestSchema),
+        responses: {
+          "200": anyObject("Revoked, or the token was not known"),
+          "400": oauthError("invalid_request, unsupported_token_type"),
+          "401": oauthError("invalid_client"),
+        },
+      },
+    },
+  };
+}
+
+/** The dashboard: HTML pages and their form posts (src/dashboard/, docs/dashboard.md). */
+function dashboardPaths(): Json {
+  const paths: Json = {};
+  const session = [{ dashboardSession: [] }];
+  for (const [path, summary] of Object.entries(DASHBOARD_PAGES)) {
+    paths[path] = {
+      get: {
+        operationId: `dashboardPage${path.replace(/\W+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+        tags: ["dashboard"],
+        summary,
+        security: path === "/dashboard/sign-in" ? [] : session,
+        responses: { "200": htmlPage("The page"), "303": { description: "Not signed in: to /dashboard/sign-in" } },
+      },
+    };
+  }
+  for (const [path, schema] of Object.entries(DASHBOARD_FORMS)) {
+    const id = /\{id\}/.test(path);
+    const item = (paths[path] ?? {}) as Json;
+    item.post = {
+      operationId: `dashboardPost${path.replace(/\W+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
+      tags: ["dashboard"],
+      summary: schema.description,
+      security: path === "/dashboard/sign-in" ? [] : session,
+      ...(id ? { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }] } : {}),
+      requestBody: form(schema),
+      responses: {
+        "200": htmlPage("A page (a new key's page shows the key, once)"),
+        "303": { description: "Done: to the next page" },
+        "400": htmlPage("A field is not valid; the form again, saying why"),
+        "403": htmlPage("No valid CSRF token of this session: nothing changed"),
+        "404": htmlPage("The account has no such key or app"),
+        "429": htmlPage("Too many sign-in attempts (Retry-After)"),
+      },
+    };
+    paths[path] = item;
+  }
+  paths["/dashboard/assets/{file}"] = {
+    get: {
+      operationId: "dashboardAsset",
+      tags: ["dashboard"],
+      summary: "The dashboard's style sheet, script and icon (nothing is loaded from elsewhere)",
+      security: [],
+      parameters: [{ name: "file", in: "path", required: true, schema: { type: "string", enum: ["dashboard.css", "dashboard.js", "favicon.svg"] } }],
+      responses: { "200": { description: "The file" } },
+    },
+  };
+  return paths;
+}
+
 function ok(name: string, description = "OK"): Json {
   return { description, content: { "application/json": { schema: ref(name) } } };
 }
@@ -172,7 +316,8 @@ export function buildOpenApi(registry: Registry): Json {
       get: {
         operationId: "getAccount",
         summary: "Account, balance, Sharpen tier",
-        security: [{ bearer: [] }],
+        description: "Takes an API key or OAuth access token (Bearer), or a dashboard session (its cookie): the one route that does (spec 5.5).",
+        security: [{ bearer: [] }, { dashboardSession: [] }],
         responses: { "200": ok("AccountResponse"), ...errorResponses(AUTH_ERRORS) },
       },
     },
@@ -233,6 +378,7 @@ export function buildOpenApi(registry: Registry): Json {
       },
     },
   };
+  Object.assign(paths, oauthPaths(), dashboardPaths());
   for (const cap of Object.values(registry)) {
     paths[`/v1/capabilities/${cap.id}/execute`] = {
       post: {
@@ -291,7 +437,31 @@ export function buildOpenApi(registry: Registry): Json {
     paths,
     components: {
       schemas,
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "API key (qk_live_…)" } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API key (qk_live_…) or an OAuth access token (qat_…, from POST /oauth/token): they act alike.",
+        },
+        dashboardSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "quarry_session",
+          description: "A signed-in dashboard session: the dashboard's own routes and GET /v1/account only.",
+        },
+        oauth2: {
+          type: "oauth2",
+          description: "For MCP hosts (the MCP authorization flow): dynamic registration, authorization code with PKCE S256, consent in the dashboard.",
+          flows: {
+            authorizationCode: {
+              authorizationUrl: "/oauth/authorize",
+              tokenUrl: "/oauth/token",
+              refreshUrl: "/oauth/token",
+              scopes: { quarry: "Everything an API key of the account can do." },
+            },
+          },
+        },
+      },
     },
   };
 }

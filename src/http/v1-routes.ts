@@ -1,4 +1,4 @@
-/** REST routes of spec 4.2–4.8: each parses, calls its service and returns its JSON. */
+/** REST routes of spec 4.2–4.8 (but GET /v1/account: src/dashboard/routes.ts): each parses, calls its service and returns its JSON. */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Services } from "../services.ts";
 import { originOf } from "./origin.ts";
@@ -24,8 +24,5 @@ export function registerV1Routes(app: FastifyInstance, services: Services, auth:
     services.sharpen.review(request.caller!, request.body, originOf(request)),
   );
 
-  app.get("/v1/account", { onRequest: auth }, async (request, reply) => {
-    reply.header("cache-control", "no-store");
-    return services.catalog.account(request.caller!);
-  });
+  // GET /v1/account also takes a dashboard session: it is served with the dashboard (src/dashboard/routes.ts).
 }

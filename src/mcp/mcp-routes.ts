@@ -20,11 +20,11 @@ import {
   RequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Caller } from "../accounts/accounts.ts";
+import { ACCESS_TOKEN_PREFIX, type Caller } from "../accounts/accounts.ts";
 import type { Services } from "../services.ts";
 import { API_VERSION } from "../config.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
-import { bearerKey, type RateBucket } from "../http/auth.ts";
+import { bearerKey, publicBase, type RateBucket, withChallenge } from "../http/auth.ts";
 import { hostAllowed, originAllowed } from "./rebinding.ts";
 import { originOf } from "../http/origin.ts";
 import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
@@ -247,6 +247,7 @@ async function handle(
   request: FastifyRequest,
   reply: FastifyReply,
   key: string | undefined,
+  inPath = false,
 ) {
   const host = request.headers.host;
   const badHost = hostProblem(host);
@@ -260,7 +261,20 @@ async function handle(
   const { message, refused } = parseMessage(raw);
   // As on REST, where the key's limit is counted before the body is read, every tools/call counts,
   // one refused for its arguments included, and over the limit rate_limited wins over that refusal.
-  const { caller, limited } = await admit(services, key, reply, toolCallIds(message));
+  let admitted: Awaited<ReturnType<typeof admit>>;
+  try {
+    // The URL form is for API keys: an OAuth token in a URL would end up in histories and logs.
+    if (inPath && key?.startsWith(ACCESS_TOKEN_PREFIX)) {
+      throw new ApiError("unauthorized", "An OAuth access token goes in the Authorization header, never in the URL.", {
+        hint: "Send `Authorization: Bearer <token>` to POST /mcp.",
+      });
+    }
+    admitted = await admit(services, key, reply, toolCallIds(message));
+  } catch (error) {
+    // A 401 tells MCP hosts where to get an OAuth token (RFC 9728): docs/dashboard.md.
+    throw withChallenge(error, publicBase(services.config, request), key !== undefined);
+  }
+  const { caller, limited } = admitted;
   for (const [id, err] of limited) refused.set(id, err);
 
   // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
@@ -318,7 +332,7 @@ export function registerMcpRoutes(app: FastifyInstance, services: Services): voi
       handle(services, request, reply, bearerKey(request.headers.authorization)),
     );
     scope.post<{ Params: { key: string } }>("/mcp/k/:key", (request, reply) =>
-      handle(services, request, reply, request.params.key),
+      handle(services, request, reply, request.params.key, true),
     );
     // `/mcp/k/` with the key left out is a missing key (401), not an unknown route.
     scope.post("/mcp/k", (request, reply) => handle(services, request, reply, undefined));

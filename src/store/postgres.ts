@@ -8,6 +8,17 @@ import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
+  DAY_MS,
+  TOKEN_JOIN_COLUMNS,
+  toLedger,
+  toLogin,
+  toOAuthClient,
+  toOAuthCode,
+  toOAuthGrant,
+  toOAuthToken,
+  toWebSession,
+} from "./people-sql.ts";
+import {
   bound,
   decodeJsonParsed,
   LEDGER_COLUMNS,
@@ -27,7 +38,15 @@ import type {
   AccountRow,
   Committed,
   CommitOp,
+  DailyUsage,
   KeyRow,
+  LedgerEntry,
+  LoginRow,
+  OAuthClientRow,
+  OAuthCodeRow,
+  OAuthGrantRow,
+  OAuthTokenRow,
+  WebSessionRow,
   NewAccount,
   RecordRow,
   Reservation,
@@ -545,9 +564,9 @@ export class PostgresStore implements Store {
   createKey(key: KeyRow): Promise<void> {
     return this.guard(async () => {
       await this.pool.query(
-        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [key.id, key.accountId, key.hash, key.hint, key.name, key.createdAt, key.revokedAt],
+        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [key.id, key.accountId, key.hash, key.hint, key.name, key.createdAt, key.revokedAt, key.lastUsedAt ?? null],
       );
     });
   }
@@ -557,7 +576,7 @@ export class PostgresStore implements Store {
       this.guard(async () => {
         const row = await this.row(
           `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
-             k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, a.*
+             k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at, a.*
            FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
           [hash],
         );
@@ -1046,5 +1065,277 @@ export class PostgresStore implements Store {
       );
       return result.rowCount ?? 0;
     });
+  }
+
+  // People: logins, dashboard sessions, OAuth
+
+  createLogin(login: LoginRow): Promise<boolean> {
+    return this.guard(async () => {
+      const row = await this.row(
+        `INSERT INTO logins (id, account_id, email, password_hash, created_at, last_sign_in_at)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING RETURNING id`,
+        [login.id, login.accountId, login.email, login.passwordHash, login.createdAt, login.lastSignInAt],
+      );
+      return row !== undefined;
+    });
+  }
+
+  findLoginByEmail(email: string): Promise<LoginRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM logins WHERE email = $1", [email]);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  getLogin(id: string): Promise<LoginRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM logins WHERE id = $1", [id]);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  listLogins(accountId: string): Promise<LoginRow[]> {
+    return this.guard(async () =>
+      (await this.rows("SELECT * FROM logins WHERE account_id = $1 ORDER BY created_at, id", [accountId])).map(toLogin),
+    );
+  }
+
+  deleteLogin(id: string): Promise<boolean> {
+    // Its sessions go with it (web_sessions.login_id ON DELETE CASCADE).
+    return this.guard(async () => (await this.row("DELETE FROM logins WHERE id = $1 RETURNING id", [id])) !== undefined);
+  }
+
+  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      const row = await this.row("UPDATE logins SET password_hash = $2 WHERE id = $1 RETURNING id", [id, passwordHash], client);
+      if (!row) return false;
+      await client.query("DELETE FROM web_sessions WHERE login_id = $1", [id]);
+      return true;
+    });
+  }
+
+  noteSignIn(loginId: string, at: number): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("UPDATE logins SET last_sign_in_at = $2 WHERE id = $1", [loginId, at]);
+    });
+  }
+
+  touchKey(keyId: string, at: number): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [keyId, at]);
+    });
+  }
+
+  getWebSession(idHash: string): Promise<WebSessionRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM web_sessions WHERE id_hash = $1", [idHash]);
+      return row ? toWebSession(row, decodeJsonParsed) : null;
+    });
+  }
+
+  setWebSession(session: WebSessionRow): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query(
+        `INSERT INTO web_sessions (id_hash, account_id, login_id, data, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5)
+         ON CONFLICT (id_hash) DO UPDATE SET account_id = EXCLUDED.account_id, login_id = EXCLUDED.login_id,
+           data = EXCLUDED.data, expires_at = EXCLUDED.expires_at`,
+        [session.idHash, session.accountId, session.loginId, jsonb(session.data), session.expiresAt],
+      );
+    });
+  }
+
+  deleteWebSession(idHash: string): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("DELETE FROM web_sessions WHERE id_hash = $1", [idHash]);
+    });
+  }
+
+  setting(name: string, initial: string): Promise<string> {
+    return this.guard(async () => {
+      // Read first: a setting made already needs no write (a standby still answers it).
+      const stored = await this.row("SELECT value FROM settings WHERE name = $1", [name]);
+      if (stored) return String(stored.value);
+      await this.pool.query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, initial]);
+      return String((await this.row("SELECT value FROM settings WHERE name = $1", [name]))!.value);
+    });
+  }
+
+  createOAuthClient(client: OAuthClientRow): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES ($1, $2, $3::jsonb, $4)", [
+        client.id,
+        client.secretHash,
+        jsonb(client.metadata),
+        client.createdAt,
+      ]);
+    });
+  }
+
+  getOAuthClient(id: string): Promise<OAuthClientRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM oauth_clients WHERE id = $1", [id]);
+      return row ? toOAuthClient(row, decodeJsonParsed) : null;
+    });
+  }
+
+  createOAuthCode(code: OAuthCodeRow): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query(
+        `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, code_challenge, scope, resource,
+           expires_at, created_at, used_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          code.hash,
+          code.clientId,
+          code.accountId,
+          code.grantId,
+          code.redirectUri,
+          code.codeChallenge,
+          code.scope,
+          code.resource,
+          code.expiresAt,
+          code.createdAt,
+          code.usedAt,
+        ],
+      );
+    });
+  }
+
+  useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null> {
+    return this.transaction(async (client) => {
+      // The row lock makes two exchanges of one code take turns: the second sees it used.
+      const row = await this.row("SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE", [hash], client);
+      if (!row) return null;
+      const code = toOAuthCode(row);
+      if (code.usedAt !== null) return { code, firstUse: false };
+      await client.query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1", [hash, at]);
+      return { code: { ...code, usedAt: at }, firstUse: true };
+    });
+  }
+
+  private async insertTokens(tokens: readonly OAuthTokenRow[], client: pg.PoolClient): Promise<void> {
+    for (const t of tokens) {
+      await client.query(
+        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, created_at, used_at) VALUES ($1, $2, $3, $4, $5, $6)",
+        [t.hash, t.grantId, t.kind, t.expiresAt, t.createdAt, t.usedAt],
+      );
+    }
+  }
+
+  createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
+    return this.transaction(async (client) => {
+      await client.query(
+        `INSERT INTO oauth_grants (id, account_id, client_id, client_name, scope, resource, created_at, last_used_at, revoked_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          grant.id,
+          grant.accountId,
+          grant.clientId,
+          grant.clientName,
+          grant.scope,
+          grant.resource,
+          grant.createdAt,
+          grant.lastUsedAt,
+          grant.revokedAt,
+        ],
+      );
+      await this.insertTokens(tokens, client);
+    });
+  }
+
+  findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null> {
+    return this.guard(async () => {
+      const row = await this.row(
+        `SELECT ${TOKEN_JOIN_COLUMNS} FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+         JOIN accounts a ON a.id = g.account_id WHERE t.token_hash = $1`,
+        [hash],
+      );
+      return row ? { token: toOAuthToken(row, "t_"), grant: toOAuthGrant(row, "g_"), account: toAccount(row) } : null;
+    });
+  }
+
+  rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid"> {
+    return this.transaction(async (client) => {
+      const row = await this.row(
+        `SELECT t.kind, t.expires_at, t.used_at, g.revoked_at FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+         WHERE t.token_hash = $1 FOR UPDATE OF t`,
+        [hash],
+        client,
+      );
+      if (row?.kind !== "refresh" || row.revoked_at !== null || num(row.expires_at) <= at) return "invalid";
+      if (row.used_at !== null) return "reused";
+      await client.query("UPDATE oauth_tokens SET used_at = $2 WHERE token_hash = $1", [hash, at]);
+      await this.insertTokens(tokens, client);
+      return "rotated";
+    });
+  }
+
+  listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]> {
+    return this.guard(async () =>
+      (await this.rows("SELECT * FROM oauth_grants WHERE account_id = $1 ORDER BY created_at, id", [accountId])).map((r) =>
+        toOAuthGrant(r),
+      ),
+    );
+  }
+
+  revokeOAuthGrant(grantId: string, at: number): Promise<number | null> {
+    // Its tokens stay until they expire (the sweeper), so a call with one is told it was revoked.
+    return this.guard(async () => {
+      const row = await this.row("UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING revoked_at", [
+        grantId,
+        at,
+      ]);
+      return row ? num(row.revoked_at) : null;
+    });
+  }
+
+  touchOAuthGrant(grantId: string, at: number): Promise<void> {
+    return this.guard(async () => {
+      await this.pool.query("UPDATE oauth_grants SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [
+        grantId,
+        at,
+      ]);
+    });
+  }
+
+  sweepPeople(before: number, limit: number): Promise<number> {
+    return this.guard(async () => {
+      if (limit <= 0) return 0;
+      let swept = 0;
+      for (const [table, key] of [
+        ["web_sessions", "id_hash"],
+        ["oauth_codes", "code_hash"],
+        ["oauth_tokens", "token_hash"],
+      ] as const) {
+        const result = await this.pool.query(
+          `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+          [before, Math.floor(limit)],
+        );
+        swept += result.rowCount ?? 0;
+      }
+      return swept;
+    });
+  }
+
+  usageByDay(accountId: string, since: number): Promise<DailyUsage[]> {
+    return this.guard(async () =>
+      (
+        await this.rows(
+          `SELECT (created_at / ${DAY_MS}) * ${DAY_MS} AS day, capability, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits
+           FROM ledger WHERE account_id = $1 AND created_at >= $2 GROUP BY day, capability ORDER BY day, capability`,
+          [accountId, since],
+        )
+      ).map((r) => ({ day: num(r.day), capability: String(r.capability), calls: num(r.calls), credits: num(r.credits) })),
+    );
+  }
+
+  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    return this.guard(async () =>
+      (
+        await this.rows("SELECT * FROM ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [
+          accountId,
+          Math.max(0, Math.floor(limit)),
+        ])
+      ).map(toLedger),
+    );
   }
 }

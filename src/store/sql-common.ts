@@ -73,11 +73,11 @@ export function num(value: unknown): number {
   throw new TypeError(`Expected a number from the database, got ${typeof value}.`);
 }
 
-function numOrNull(value: unknown): number | null {
+export function numOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : num(value);
 }
 
-function strOrNull(value: unknown): string | null {
+export function strOrNull(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
@@ -109,6 +109,7 @@ export function toKey(row: Raw, prefix = ""): KeyRow {
     name: String(row[`${prefix}name`]),
     createdAt: num(row[`${prefix}created_at`]),
     revokedAt: numOrNull(row[`${prefix}revoked_at`]),
+    lastUsedAt: numOrNull(row[`${prefix}last_used_at`]),
   };
 }
 

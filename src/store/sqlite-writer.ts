@@ -14,6 +14,7 @@
 import type Database from "better-sqlite3";
 import { ApiError, sessionExpired } from "../errors.ts";
 import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, type Raw, toAccount } from "./sql-common.ts";
+import { applyPeopleWrite, type PeopleWrite } from "./sqlite-people.ts";
 import {
   type AccountPatch,
   type AccountRow,
@@ -46,7 +47,9 @@ export type WriteOp =
   | { t: "release"; reservation: Reservation }
   | { t: "releaseBefore"; before: number }
   | { t: "commit"; commit: WriterCommit }
-  | { t: "sweep"; before: number; limit: number };
+  | { t: "sweep"; before: number; limit: number }
+  /** Logins, dashboard sessions, OAuth (sqlite-people.ts). */
+  | { t: "people"; op: PeopleWrite };
 
 /** What a thread boundary can carry of an error: enough to rebuild an ApiError or a SqliteError. */
 export interface WireError {
@@ -135,7 +138,7 @@ const SQL = {
     WHERE id = @id RETURNING *`,
   rollPeriod: "UPDATE accounts SET credits_used = 0, period_end = ? WHERE id = ? AND period_end = ?",
   insertKey:
-    "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   // The first revocation time is kept: revoking again does not rewrite history.
   revokeKey: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING revoked_at",
   reserve:
@@ -198,6 +201,10 @@ export class Statements {
 
   rows(sql: string, ...params: unknown[]): Raw[] {
     return this.get(sql).all(...params) as Raw[];
+  }
+
+  run(sql: string, ...params: unknown[]): { changes: number } {
+    return this.get(sql).run(...params);
   }
 
   clear(): void {
@@ -293,7 +300,7 @@ export class SqliteWriter {
         return null;
       case "createKey": {
         const k = op.key;
-        this.stmt(SQL.insertKey).run(k.id, k.accountId, k.hash, k.hint, k.name, k.createdAt, k.revokedAt);
+        this.stmt(SQL.insertKey).run(k.id, k.accountId, k.hash, k.hint, k.name, k.createdAt, k.revokedAt, k.lastUsedAt ?? null);
         return null;
       }
       case "revokeKey": {
@@ -316,6 +323,8 @@ export class SqliteWriter {
         return this.commit(op.commit);
       case "sweep":
         return this.sweep(op.before, op.limit);
+      case "people":
+        return applyPeopleWrite(this.statements, op.op);
     }
   }
 

@@ -22,6 +22,8 @@ import {
   toSession,
 } from "./sql-common.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
+import { toLedger, toLogin, toOAuthClient, toOAuthGrant, toOAuthToken, toWebSession } from "./people-sql.ts";
+import { PEOPLE_READS, type PeopleWrite } from "./sqlite-people.ts";
 import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
 import {
@@ -36,7 +38,15 @@ import {
   type AccountRow,
   type Committed,
   type CommitOp,
+  type DailyUsage,
   type KeyRow,
+  type LedgerEntry,
+  type LoginRow,
+  type OAuthClientRow,
+  type OAuthCodeRow,
+  type OAuthGrantRow,
+  type OAuthTokenRow,
+  type WebSessionRow,
   MAX_SESSION_RECORDS,
   type NewAccount,
   type RecordRow,
@@ -99,7 +109,7 @@ const SQL = {
   countAccounts: "SELECT COUNT(*) AS n FROM accounts",
   findKeyByHash:
     "SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint," +
-    " k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, a.*" +
+    " k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at, a.*" +
     " FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?",
   listKeys: "SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id",
   ledgerTotal: "SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = ?",
@@ -482,5 +492,136 @@ export class SqliteStore implements Store {
 
   sweepExpired(before: number, limit: number): Promise<number> {
     return this.write({ t: "sweep", before, limit });
+  }
+
+  // People: logins, dashboard sessions, OAuth (writes: sqlite-people.ts on the writer)
+
+  private people<T>(op: PeopleWrite): Promise<T> {
+    return this.write<T>({ t: "people", op });
+  }
+
+  createLogin(login: LoginRow): Promise<boolean> {
+    return this.people({ t: "createLogin", login });
+  }
+
+  findLoginByEmail(email: string): Promise<LoginRow | null> {
+    return this.guard(() => {
+      const row = this.row(PEOPLE_READS.findLoginByEmail, email);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  getLogin(id: string): Promise<LoginRow | null> {
+    return this.guard(() => {
+      const row = this.row(PEOPLE_READS.getLogin, id);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  listLogins(accountId: string): Promise<LoginRow[]> {
+    return this.guard(() => this.rows(PEOPLE_READS.listLogins, accountId).map(toLogin));
+  }
+
+  deleteLogin(id: string): Promise<boolean> {
+    return this.people({ t: "deleteLogin", id });
+  }
+
+  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
+    return this.people({ t: "setLoginPassword", id, passwordHash });
+  }
+
+  async noteSignIn(loginId: string, at: number): Promise<void> {
+    await this.people({ t: "noteSignIn", id: loginId, at });
+  }
+
+  async touchKey(keyId: string, at: number): Promise<void> {
+    await this.people({ t: "touchKey", keyId, at });
+  }
+
+  getWebSession(idHash: string): Promise<WebSessionRow | null> {
+    return this.guard(() => {
+      const row = this.row(PEOPLE_READS.getWebSession, idHash);
+      return row ? toWebSession(row, decodeJsonText) : null;
+    });
+  }
+
+  async setWebSession(session: WebSessionRow): Promise<void> {
+    await this.people({ t: "setWebSession", session });
+  }
+
+  async deleteWebSession(idHash: string): Promise<void> {
+    await this.people({ t: "deleteWebSession", idHash });
+  }
+
+  async setting(name: string, initial: string): Promise<string> {
+    // Read first: a setting made already needs no write (and a read-only file still answers it).
+    const stored = await this.guard(() => this.row(PEOPLE_READS.getSetting, name)?.value);
+    if (typeof stored === "string") return stored;
+    return this.people({ t: "setting", name, initial });
+  }
+
+  async createOAuthClient(client: OAuthClientRow): Promise<void> {
+    await this.people({ t: "createOAuthClient", client });
+  }
+
+  getOAuthClient(id: string): Promise<OAuthClientRow | null> {
+    return this.guard(() => {
+      const row = this.row(PEOPLE_READS.getOAuthClient, id);
+      return row ? toOAuthClient(row, decodeJsonText) : null;
+    });
+  }
+
+  async createOAuthCode(code: OAuthCodeRow): Promise<void> {
+    await this.people({ t: "createOAuthCode", code });
+  }
+
+  useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null> {
+    return this.people({ t: "useOAuthCode", hash, at });
+  }
+
+  async createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
+    await this.people({ t: "createOAuthGrant", grant, tokens });
+  }
+
+  findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null> {
+    return this.guard(() => {
+      const row = this.row(PEOPLE_READS.findOAuthToken, hash);
+      return row ? { token: toOAuthToken(row, "t_"), grant: toOAuthGrant(row, "g_"), account: this.withHolds(toAccount(row)) } : null;
+    });
+  }
+
+  rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid"> {
+    return this.people({ t: "rotateOAuthRefresh", hash, at, tokens });
+  }
+
+  listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]> {
+    return this.guard(() => this.rows(PEOPLE_READS.listOAuthGrants, accountId).map((r) => toOAuthGrant(r)));
+  }
+
+  revokeOAuthGrant(grantId: string, at: number): Promise<number | null> {
+    return this.people({ t: "revokeOAuthGrant", id: grantId, at });
+  }
+
+  async touchOAuthGrant(grantId: string, at: number): Promise<void> {
+    await this.people({ t: "touchOAuthGrant", id: grantId, at });
+  }
+
+  sweepPeople(before: number, limit: number): Promise<number> {
+    return this.people({ t: "sweepPeople", before, limit });
+  }
+
+  usageByDay(accountId: string, since: number): Promise<DailyUsage[]> {
+    return this.guard(() =>
+      this.rows(PEOPLE_READS.usageByDay, accountId, since).map((r) => ({
+        day: num(r.day),
+        capability: String(r.capability),
+        calls: num(r.calls),
+        credits: num(r.credits),
+      })),
+    );
+  }
+
+  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]> {
+    return this.guard(() => this.rows(PEOPLE_READS.recentCalls, accountId, Math.max(0, Math.floor(limit))).map(toLedger));
   }
 }

@@ -15,7 +15,11 @@ import type {
   CachedAction,
   KeyRow,
   LedgerEntry,
+  LoginRow,
   NewAccount,
+  OAuthCodeRow,
+  OAuthGrantRow,
+  OAuthTokenRow,
   RecordRow,
   Reservation,
   SessionRow,
@@ -102,6 +106,23 @@ function keyRow(accountId: string, overrides: Partial<KeyRow> = {}): KeyRow {
     name: "default",
     createdAt: Date.now(),
     revokedAt: null,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function sha(): string {
+  return createHash("sha256").update(randomBase62(32)).digest("hex");
+}
+
+function loginRow(accountId: string, overrides: Partial<LoginRow> = {}): LoginRow {
+  return {
+    id: uid("login"),
+    accountId,
+    email: `${randomBase62(10).toLowerCase()}@example.com`,
+    passwordHash: "scrypt$16384$8$1$c2FsdA$aGFzaA",
+    createdAt: Date.now(),
+    lastSignInAt: null,
     ...overrides,
   };
 }
@@ -848,6 +869,227 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         { capability: "web-search", operation: "more", calls: 1, credits: 1 },
       ]);
       assert.deepEqual(await store.usage(a.id, 5000), []);
+    });
+
+    test("logins: create (email unique), find, list, sign-in time, password, delete", async () => {
+      const a = await account();
+      const login = loginRow(a.id);
+      assert.equal(await store.createLogin(login), true);
+      assert.equal(await store.createLogin({ ...loginRow(a.id), email: login.email }), false, "the email is taken");
+      assert.deepEqual(await store.findLoginByEmail(login.email), login);
+      assert.deepEqual(await store.getLogin(login.id), login);
+      assert.equal(await store.findLoginByEmail("nobody@example.com"), null);
+      const second = loginRow(a.id, { createdAt: login.createdAt + 1 });
+      await store.createLogin(second);
+      assert.deepEqual(
+        (await store.listLogins(a.id)).map((l) => l.id),
+        [login.id, second.id],
+      );
+      await store.noteSignIn(login.id, 12345);
+      assert.equal((await store.getLogin(login.id))?.lastSignInAt, 12345);
+      // A new password and a deletion each end the login's dashboard sessions.
+      const session = { idHash: sha(), accountId: a.id, loginId: login.id, data: { loginId: login.id }, expiresAt: Date.now() + 60_000 };
+      await store.setWebSession(session);
+      assert.equal(await store.setLoginPassword(login.id, "scrypt$1$1$1$a$b"), true);
+      assert.equal((await store.getLogin(login.id))?.passwordHash, "scrypt$1$1$1$a$b");
+      assert.equal(await store.getWebSession(session.idHash), null);
+      await store.setWebSession(session);
+      assert.equal(await store.deleteLogin(login.id), true);
+      assert.equal(await store.deleteLogin(login.id), false);
+      assert.equal(await store.getLogin(login.id), null);
+      assert.equal(await store.getWebSession(session.idHash), null);
+      assert.equal(await store.setLoginPassword(uid("login"), "x"), false);
+    });
+
+    test("dashboard sessions: set (insert or replace), get, delete", async () => {
+      const a = await account();
+      const login = loginRow(a.id);
+      await store.createLogin(login);
+      const anonymous = { idHash: sha(), accountId: null, loginId: null, data: { _csrf: "s", nested: { a: [1, "x"] } }, expiresAt: Date.now() + 1000 };
+      await store.setWebSession(anonymous);
+      assert.deepEqual(await store.getWebSession(anonymous.idHash), anonymous);
+      const signedIn = { ...anonymous, accountId: a.id, loginId: login.id, data: { loginId: login.id }, expiresAt: anonymous.expiresAt + 5000 };
+      await store.setWebSession(signedIn);
+      assert.deepEqual(await store.getWebSession(anonymous.idHash), signedIn);
+      await store.deleteWebSession(anonymous.idHash);
+      assert.equal(await store.getWebSession(anonymous.idHash), null);
+      await store.deleteWebSession(anonymous.idHash);
+    });
+
+    test("settings: the first value stored wins", async () => {
+      const name = uid("setting");
+      assert.equal(await store.setting(name, "first"), "first");
+      assert.equal(await store.setting(name, "second"), "first");
+      const raced = uid("setting");
+      const values = await Promise.all([store.setting(raced, "a"), store.setting(raced, "b")]);
+      assert.equal(values[0], values[1], "two writers at once agree");
+    });
+
+    test("keys: touchKey records the latest use", async () => {
+      const a = await account();
+      const k = keyRow(a.id);
+      await store.createKey(k);
+      assert.equal((await store.listKeys(a.id))[0]!.lastUsedAt, null);
+      await store.touchKey(k.id, 5000);
+      await store.touchKey(k.id, 4000);
+      assert.equal((await store.listKeys(a.id))[0]!.lastUsedAt, 5000, "never moves back");
+      assert.equal((await store.findKeyByHash(k.hash))?.key.lastUsedAt, 5000);
+      await store.touchKey(uid("key"), 1);
+    });
+
+    test("OAuth: client, code used once, grant with tokens, rotation, revocation", async () => {
+      const a = await account();
+      const client = { id: uid("client"), secretHash: sha(), metadata: { client_name: "Host", redirect_uris: ["http://127.0.0.1/cb"] }, createdAt: Date.now() };
+      await store.createOAuthClient(client);
+      assert.deepEqual(await store.getOAuthClient(client.id), client);
+      const publicClient = { ...client, id: uid("client"), secretHash: null };
+      await store.createOAuthClient(publicClient);
+      assert.deepEqual(await store.getOAuthClient(publicClient.id), publicClient);
+      assert.equal(await store.getOAuthClient(uid("client")), null);
+
+      const grantId = uid("grant");
+      const code: OAuthCodeRow = {
+        hash: sha(),
+        clientId: client.id,
+        accountId: a.id,
+        grantId,
+        redirectUri: "http://127.0.0.1/cb",
+        codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        scope: "quarry",
+        resource: "http://127.0.0.1/",
+        expiresAt: Date.now() + 60_000,
+        createdAt: Date.now(),
+        usedAt: null,
+      };
+      await store.createOAuthCode(code);
+      const uses = await Promise.all([store.useOAuthCode(code.hash, 111), store.useOAuthCode(code.hash, 222)]);
+      assert.deepEqual(uses.map((u) => u?.firstUse).sort(), [false, true], "one of two exchanges at once is the first");
+      const first = uses.find((u) => u?.firstUse)!;
+      assert.deepEqual(first.code, { ...code, usedAt: first.code.usedAt });
+      assert.equal((await store.useOAuthCode(code.hash, 333))?.firstUse, false);
+      assert.equal(await store.useOAuthCode(sha(), 1), null);
+
+      const now = Date.now();
+      const grant: OAuthGrantRow = {
+        id: grantId,
+        accountId: a.id,
+        clientId: client.id,
+        clientName: "Host",
+        scope: "quarry",
+        resource: "http://127.0.0.1/",
+        createdAt: now,
+        lastUsedAt: null,
+        revokedAt: null,
+      };
+      const token = (kind: "access" | "refresh", ttl = 60_000): OAuthTokenRow => ({
+        hash: sha(),
+        grantId,
+        kind,
+        expiresAt: now + ttl,
+        createdAt: now,
+        usedAt: null,
+      });
+      const access = token("access");
+      const refresh = token("refresh");
+      await store.createOAuthGrant(grant, [access, refresh]);
+      const found = await store.findOAuthToken(access.hash);
+      assert.deepEqual(found?.token, access);
+      assert.deepEqual(found?.grant, grant);
+      assert.equal(found?.account.id, a.id);
+      assert.equal(await store.findOAuthToken(sha()), null);
+      assert.deepEqual(await store.listOAuthGrants(a.id), [grant]);
+
+      await store.touchOAuthGrant(grantId, now + 5);
+      assert.equal((await store.listOAuthGrants(a.id))[0]!.lastUsedAt, now + 5);
+
+      // Rotation: the refresh token works once; its replay is told apart; an access token is no refresh token.
+      const next = [token("access"), token("refresh")];
+      const rotations = await Promise.all([
+        store.rotateOAuthRefresh(refresh.hash, now + 10, next),
+        store.rotateOAuthRefresh(refresh.hash, now + 10, [token("access")]),
+      ]);
+      assert.deepEqual([...rotations].sort(), ["reused", "rotated"]);
+      assert.equal((await store.findOAuthToken(refresh.hash))?.token.usedAt, now + 10);
+      assert.ok(await store.findOAuthToken(next[1]!.hash));
+      assert.equal(await store.rotateOAuthRefresh(access.hash, now + 10, []), "invalid");
+      assert.equal(await store.rotateOAuthRefresh(sha(), now + 10, []), "invalid");
+      const expired = token("refresh", -1);
+      await store.createOAuthGrant({ ...grant, id: uid("grant") }, []);
+      assert.equal(await store.rotateOAuthRefresh(expired.hash, now, []), "invalid");
+
+      // Revocation keeps its first time; tokens then come with the revoked grant; its refresh is invalid.
+      assert.equal(await store.revokeOAuthGrant(grantId, now + 20), now + 20);
+      assert.equal(await store.revokeOAuthGrant(grantId, now + 30), now + 20);
+      assert.equal((await store.findOAuthToken(access.hash))?.grant.revokedAt, now + 20);
+      assert.equal(await store.rotateOAuthRefresh(next[1]!.hash, now + 40, []), "invalid");
+      assert.equal((await store.listOAuthGrants(a.id)).find((g) => g.id === grantId)?.revokedAt, now + 20);
+      assert.equal(await store.revokeOAuthGrant(uid("grant"), now), null);
+    });
+
+    test("sweepPeople deletes expired dashboard sessions, codes and tokens, at most `limit` of each", async () => {
+      const a = await account();
+      const client = { id: uid("client"), secretHash: null, metadata: {}, createdAt: 0 };
+      await store.createOAuthClient(client);
+      const grantId = uid("grant");
+      await store.createOAuthGrant(
+        { id: grantId, accountId: a.id, clientId: client.id, clientName: "c", scope: "", resource: "", createdAt: 0, lastUsedAt: null, revokedAt: null },
+        [1500, 2500, 9_000_000_000_000].map((expiresAt) => ({ hash: sha(), grantId, kind: "access" as const, expiresAt, createdAt: 0, usedAt: null })),
+      );
+      const sessions = [1200, 1300, 9_000_000_000_000].map((expiresAt) => ({ idHash: sha(), accountId: null, loginId: null, data: {}, expiresAt }));
+      for (const s of sessions) await store.setWebSession(s);
+      const codes = [1100, 9_000_000_000_000].map((expiresAt) => ({
+        hash: sha(),
+        clientId: client.id,
+        accountId: a.id,
+        grantId,
+        redirectUri: "x",
+        codeChallenge: "y",
+        scope: "",
+        resource: "",
+        expiresAt,
+        createdAt: 0,
+        usedAt: null,
+      }));
+      for (const c of codes) await store.createOAuthCode(c);
+      // Fixed old times no other test uses: the sweep sees these rows only.
+      assert.equal(await store.sweepPeople(3000, 1), 3, "one of each");
+      assert.equal(await store.sweepPeople(3000, 10), 2);
+      assert.equal(await store.sweepPeople(3000, 10), 0);
+      assert.ok(await store.getWebSession(sessions[2]!.idHash));
+      assert.equal(await store.getWebSession(sessions[0]!.idHash), null);
+      assert.ok(await store.useOAuthCode(codes[1]!.hash, 1));
+      assert.equal(await store.useOAuthCode(codes[0]!.hash, 1), null);
+    });
+
+    test("usageByDay and recentCalls", async () => {
+      const a = await account();
+      const day = 86_400_000;
+      const base = 20_000 * day;
+      const rows: [string, number, number][] = [
+        ["web-search", 3, base + 1000],
+        ["web-search", 2, base + 2000],
+        ["news-search", 5, base + 3000],
+        ["web-search", 1, base + day + 10],
+      ];
+      for (const [capability, credits, createdAt] of rows) {
+        await store.commit({ reservation: null, ledger: entry(a.id, credits, { capability, createdAt, keyId: "key_x" }) });
+      }
+      assert.deepEqual(await store.usageByDay(a.id, base), [
+        { day: base, capability: "news-search", calls: 1, credits: 5 },
+        { day: base, capability: "web-search", calls: 2, credits: 5 },
+        { day: base + day, capability: "web-search", calls: 1, credits: 1 },
+      ]);
+      assert.deepEqual(await store.usageByDay(a.id, base + day), [{ day: base + day, capability: "web-search", calls: 1, credits: 1 }]);
+      const recent = await store.recentCalls(a.id, 3);
+      assert.deepEqual(
+        recent.map((r) => [r.capability, r.credits, r.createdAt, r.keyId]),
+        [
+          ["web-search", 1, base + day + 10, "key_x"],
+          ["news-search", 5, base + 3000, "key_x"],
+          ["web-search", 2, base + 2000, "key_x"],
+        ],
+      );
+      assert.deepEqual(await store.recentCalls(uid("acct"), 5), []);
     });
 
     test("concurrent reserves never pass the cap; commits settle exactly", async () => {

@@ -66,6 +66,11 @@ export interface KeyRow {
   name: string;
   createdAt: number;
   revokedAt: number | null;
+  /**
+   * When the key last authenticated a request, to the minute (each process writes it at most once a
+   * minute per key: AccountService.noteUse); null when never. Not changed by the key cache.
+   */
+  lastUsedAt: number | null;
 }
 
 export interface LedgerEntry {
@@ -127,6 +132,93 @@ export interface RecordRow {
    * getRecord do not read it back (a page's source can be large), getSource does.
    */
   source?: string;
+}
+
+/** A person's sign-in to the dashboard of one account (src/people/logins.ts). */
+export interface LoginRow {
+  id: string;
+  accountId: string;
+  /** Trimmed and lower-cased; unique across the store. */
+  email: string;
+  /** `scrypt$<N>$<r>$<p>$<salt>$<hash>` (src/people/passwords.ts); never the password. */
+  passwordHash: string;
+  createdAt: number;
+  lastSignInAt: number | null;
+}
+
+/**
+ * A dashboard session as @fastify/session keeps it (src/dashboard/session-store.ts). Stored under the
+ * SHA-256 of its id: the id (the cookie's value, unsigned) is never stored, so reading the table does
+ * not give a cookie that signs in.
+ */
+export interface WebSessionRow {
+  idHash: string;
+  /** The signed-in account and login (null before sign-in); deleting either ends the session. */
+  accountId: string | null;
+  loginId: string | null;
+  /** The session's own data (CSRF secret, login, a pending OAuth request), as JSON. */
+  data: JsonObject;
+  expiresAt: number;
+}
+
+/** An OAuth client registered through dynamic client registration (RFC 7591). */
+export interface OAuthClientRow {
+  id: string;
+  /** SHA-256 of its secret (hex); null for a public client (`token_endpoint_auth_method: none`). */
+  secretHash: string | null;
+  /** The registered metadata as answered at registration, without the secret. */
+  metadata: JsonObject;
+  createdAt: number;
+}
+
+/** An authorization code (stored as its SHA-256), one use, minutes long. */
+export interface OAuthCodeRow {
+  hash: string;
+  clientId: string;
+  accountId: string;
+  /** The grant its exchange creates; revoked should the code be presented a second time. */
+  grantId: string;
+  redirectUri: string;
+  /** PKCE S256 challenge (RFC 7636). */
+  codeChallenge: string;
+  scope: string;
+  /** The resource (RFC 8707) the tokens are for. */
+  resource: string;
+  expiresAt: number;
+  createdAt: number;
+  usedAt: number | null;
+}
+
+/** What a person allowed an OAuth client: its tokens act for the account until revoked. */
+export interface OAuthGrantRow {
+  id: string;
+  accountId: string;
+  clientId: string;
+  clientName: string;
+  scope: string;
+  resource: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** An access or refresh token of a grant, stored as its SHA-256. */
+export interface OAuthTokenRow {
+  hash: string;
+  grantId: string;
+  kind: "access" | "refresh";
+  expiresAt: number;
+  createdAt: number;
+  /** A refresh token once exchanged (it rotates); presenting it again revokes its grant. */
+  usedAt: number | null;
+}
+
+/** Calls and credits of one capability on one UTC day (`day`: epoch ms of its midnight). */
+export interface DailyUsage {
+  day: number;
+  capability: string;
+  calls: number;
+  credits: number;
 }
 
 /**
@@ -260,4 +352,64 @@ export interface Store {
   getSource(searchId: string, position: number): Promise<string | null>;
   /** Delete up to `limit` sessions (and their records) that expired before `before`. Returns how many. */
   sweepExpired(before: number, limit: number): Promise<number>;
+
+  // People: logins, dashboard sessions, OAuth (docs/dashboard.md)
+  /** Store a login; false (nothing written) when its email is taken. */
+  createLogin(login: LoginRow): Promise<boolean>;
+  findLoginByEmail(email: string): Promise<LoginRow | null>;
+  getLogin(id: string): Promise<LoginRow | null>;
+  listLogins(accountId: string): Promise<LoginRow[]>;
+  /** Delete a login and end its dashboard sessions. False when there is none. */
+  deleteLogin(id: string): Promise<boolean>;
+  /** Replace a login's password hash and end its dashboard sessions. False when there is none. */
+  setLoginPassword(id: string, passwordHash: string): Promise<boolean>;
+  noteSignIn(loginId: string, at: number): Promise<void>;
+  /** Mark a key used (lastUsedAt); a no-op for an unknown key. */
+  touchKey(keyId: string, at: number): Promise<void>;
+
+  getWebSession(idHash: string): Promise<WebSessionRow | null>;
+  /** Insert or replace. */
+  setWebSession(session: WebSessionRow): Promise<void>;
+  deleteWebSession(idHash: string): Promise<void>;
+
+  /** The stored value of a setting, storing `initial` first when there is none (first writer wins). */
+  setting(name: string, initial: string): Promise<string>;
+
+  createOAuthClient(client: OAuthClientRow): Promise<void>;
+  getOAuthClient(id: string): Promise<OAuthClientRow | null>;
+  createOAuthCode(code: OAuthCodeRow): Promise<void>;
+  /**
+   * Mark a code used and return it, atomically: `firstUse` is false when it had been used before
+   * (a replay). Null when unknown.
+   */
+  useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null>;
+  /** A grant with its first tokens, in one transaction. */
+  createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void>;
+  /** A token with its grant and account; null when unknown. Expiry and revocation are the caller's to check. */
+  findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null>;
+  /**
+   * Exchange a refresh token: mark it used and store `tokens`, atomically, if it is an unused,
+   * unexpired refresh token of a grant not revoked ("rotated"). "reused": it had been exchanged before
+   * (nothing stored; the caller revokes the grant). "invalid": unknown, expired, not a refresh token,
+   * or its grant is revoked.
+   */
+  rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid">;
+  listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]>;
+  /**
+   * Revoke a grant: its tokens stop working (findOAuthToken returns them with the grant's revokedAt)
+   * and stay until they expire. Returns its revocation time (the first one), null when unknown.
+   */
+  revokeOAuthGrant(grantId: string, at: number): Promise<number | null>;
+  touchOAuthGrant(grantId: string, at: number): Promise<void>;
+  /**
+   * Delete up to `limit` each of the dashboard sessions, OAuth codes and OAuth tokens that expired
+   * before `before`. Returns how many rows went.
+   */
+  sweepPeople(before: number, limit: number): Promise<number>;
+
+  // Ledger views for the dashboard
+  /** Calls and credits per UTC day and capability since `since`, by day then capability. */
+  usageByDay(accountId: string, since: number): Promise<DailyUsage[]>;
+  /** The account's latest ledger rows, newest first. */
+  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]>;
 }

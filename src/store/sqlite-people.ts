@@ -1,0 +1,191 @@
+/**
+ * The embedded store's statements for what people use (migration 007): the reads run on the event
+ * loop's connection (sqlite.ts), the writes are ops of the writer (sqlite-writer.ts, `t: "people"`),
+ * so they run on the writer thread in its batches like every other write. No op throws for an
+ * expected outcome (an email taken, a code replayed): they answer it, so a batch never rolls back
+ * for them.
+ */
+import { jsonText, type Raw } from "./sql-common.ts";
+import { DAY_MS, TOKEN_JOIN_COLUMNS, toOAuthCode } from "./people-sql.ts";
+import type { LoginRow, OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthTokenRow, WebSessionRow } from "./types.ts";
+
+export const PEOPLE_READS = {
+  findLoginByEmail: "SELECT * FROM logins WHERE email = ?",
+  getLogin: "SELECT * FROM logins WHERE id = ?",
+  listLogins: "SELECT * FROM logins WHERE account_id = ? ORDER BY created_at, id",
+  getWebSession: "SELECT * FROM web_sessions WHERE id_hash = ?",
+  getOAuthClient: "SELECT * FROM oauth_clients WHERE id = ?",
+  getSetting: "SELECT value FROM settings WHERE name = ?",
+  findOAuthToken:
+    `SELECT ${TOKEN_JOIN_COLUMNS} FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id` +
+    " JOIN accounts a ON a.id = g.account_id WHERE t.token_hash = ?",
+  listOAuthGrants: "SELECT * FROM oauth_grants WHERE account_id = ? ORDER BY created_at, id",
+  usageByDay:
+    `SELECT (created_at / ${DAY_MS}) * ${DAY_MS} AS day, capability, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits` +
+    " FROM ledger WHERE account_id = ? AND created_at >= ? GROUP BY day, capability ORDER BY day, capability",
+  // The ledger's row id follows insertion (migration 002): the newest rows are the last ones.
+  recentCalls: "SELECT * FROM ledger WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
+} as const;
+
+export type PeopleWrite =
+  | { t: "createLogin"; login: LoginRow }
+  | { t: "deleteLogin"; id: string }
+  | { t: "setLoginPassword"; id: string; passwordHash: string }
+  | { t: "noteSignIn"; id: string; at: number }
+  | { t: "touchKey"; keyId: string; at: number }
+  | { t: "setWebSession"; session: WebSessionRow }
+  | { t: "deleteWebSession"; idHash: string }
+  | { t: "setting"; name: string; initial: string }
+  | { t: "createOAuthClient"; client: OAuthClientRow }
+  | { t: "createOAuthCode"; code: OAuthCodeRow }
+  | { t: "useOAuthCode"; hash: string; at: number }
+  | { t: "createOAuthGrant"; grant: OAuthGrantRow; tokens: OAuthTokenRow[] }
+  | { t: "rotateOAuthRefresh"; hash: string; at: number; tokens: OAuthTokenRow[] }
+  | { t: "revokeOAuthGrant"; id: string; at: number }
+  | { t: "touchOAuthGrant"; id: string; at: number }
+  | { t: "sweepPeople"; before: number; limit: number };
+
+const SQL = {
+  insertLogin:
+    "INSERT INTO logins (id, account_id, email, password_hash, created_at, last_sign_in_at) VALUES (?, ?, ?, ?, ?, ?)" +
+    " ON CONFLICT (email) DO NOTHING RETURNING id",
+  deleteSessionsOfLogin: "DELETE FROM web_sessions WHERE login_id = ?",
+  deleteLogin: "DELETE FROM logins WHERE id = ? RETURNING id",
+  setLoginPassword: "UPDATE logins SET password_hash = ? WHERE id = ? RETURNING id",
+  noteSignIn: "UPDATE logins SET last_sign_in_at = ? WHERE id = ?",
+  touchKey: "UPDATE api_keys SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?",
+  setWebSession:
+    "INSERT INTO web_sessions (id_hash, account_id, login_id, data, expires_at) VALUES (?, ?, ?, ?, ?)" +
+    " ON CONFLICT (id_hash) DO UPDATE SET account_id = excluded.account_id, login_id = excluded.login_id," +
+    " data = excluded.data, expires_at = excluded.expires_at",
+  deleteWebSession: "DELETE FROM web_sessions WHERE id_hash = ?",
+  insertSetting: "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+  getSetting: "SELECT value FROM settings WHERE name = ?",
+  insertClient: "INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?)",
+  insertCode:
+    "INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, code_challenge, scope, resource," +
+    " expires_at, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  getCode: "SELECT * FROM oauth_codes WHERE code_hash = ?",
+  useCode: "UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL",
+  insertGrant:
+    "INSERT INTO oauth_grants (id, account_id, client_id, client_name, scope, resource, created_at, last_used_at, revoked_at)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  insertToken:
+    "INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?)",
+  refreshState:
+    "SELECT t.kind, t.expires_at, t.used_at, g.revoked_at FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id" +
+    " WHERE t.token_hash = ?",
+  useToken: "UPDATE oauth_tokens SET used_at = ? WHERE token_hash = ?",
+  revokeGrant: "UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING revoked_at",
+  touchGrant: "UPDATE oauth_grants SET last_used_at = MAX(COALESCE(last_used_at, 0), ?) WHERE id = ?",
+  sweepSessions: "DELETE FROM web_sessions WHERE rowid IN (SELECT rowid FROM web_sessions WHERE expires_at < ? LIMIT ?)",
+  sweepCodes: "DELETE FROM oauth_codes WHERE rowid IN (SELECT rowid FROM oauth_codes WHERE expires_at < ? LIMIT ?)",
+  sweepTokens: "DELETE FROM oauth_tokens WHERE rowid IN (SELECT rowid FROM oauth_tokens WHERE expires_at < ? LIMIT ?)",
+} as const;
+
+/** What the writer lends the people ops: its prepared-statement cache. */
+export interface StatementRunner {
+  row(sql: string, ...params: unknown[]): Raw | undefined;
+  run(sql: string, ...params: unknown[]): { changes: number };
+}
+
+function insertTokens(st: StatementRunner, tokens: readonly OAuthTokenRow[]): void {
+  for (const t of tokens) st.run(SQL.insertToken, t.hash, t.grantId, t.kind, t.expiresAt, t.createdAt, t.usedAt);
+}
+
+export function applyPeopleWrite(st: StatementRunner, op: PeopleWrite): unknown {
+  switch (op.t) {
+    case "createLogin": {
+      const l = op.login;
+      return st.row(SQL.insertLogin, l.id, l.accountId, l.email, l.passwordHash, l.createdAt, l.lastSignInAt) !== undefined;
+    }
+    case "deleteLogin":
+      st.run(SQL.deleteSessionsOfLogin, op.id);
+      return st.row(SQL.deleteLogin, op.id) !== undefined;
+    case "setLoginPassword": {
+      const found = st.row(SQL.setLoginPassword, op.passwordHash, op.id) !== undefined;
+      if (found) st.run(SQL.deleteSessionsOfLogin, op.id);
+      return found;
+    }
+    case "noteSignIn":
+      st.run(SQL.noteSignIn, op.at, op.id);
+      return null;
+    case "touchKey":
+      st.run(SQL.touchKey, op.at, op.keyId);
+      return null;
+    case "setWebSession": {
+      const s = op.session;
+      st.run(SQL.setWebSession, s.idHash, s.accountId, s.loginId, JSON.stringify(s.data), s.expiresAt);
+      return null;
+    }
+    case "deleteWebSession":
+      st.run(SQL.deleteWebSession, op.idHash);
+      return null;
+    case "setting":
+      st.run(SQL.insertSetting, op.name, op.initial);
+      return String(st.row(SQL.getSetting, op.name)!.value);
+    case "createOAuthClient": {
+      const c = op.client;
+      st.run(SQL.insertClient, c.id, c.secretHash, jsonText(c.metadata), c.createdAt);
+      return null;
+    }
+    case "createOAuthCode": {
+      const c = op.code;
+      st.run(
+        SQL.insertCode,
+        c.hash,
+        c.clientId,
+        c.accountId,
+        c.grantId,
+        c.redirectUri,
+        c.codeChallenge,
+        c.scope,
+        c.resource,
+        c.expiresAt,
+        c.createdAt,
+        c.usedAt,
+      );
+      return null;
+    }
+    case "useOAuthCode": {
+      // Read then mark, inside the writer's transaction: nothing else writes in between.
+      const row = st.row(SQL.getCode, op.hash);
+      if (!row) return null;
+      const code = toOAuthCode(row);
+      if (code.usedAt !== null) return { code, firstUse: false };
+      st.run(SQL.useCode, op.at, op.hash);
+      return { code: { ...code, usedAt: op.at }, firstUse: true };
+    }
+    case "createOAuthGrant": {
+      const g = op.grant;
+      st.run(SQL.insertGrant, g.id, g.accountId, g.clientId, g.clientName, g.scope, g.resource, g.createdAt, g.lastUsedAt, g.revokedAt);
+      insertTokens(st, op.tokens);
+      return null;
+    }
+    case "rotateOAuthRefresh": {
+      const row = st.row(SQL.refreshState, op.hash);
+      if (row?.kind !== "refresh" || row.revoked_at !== null || Number(row.expires_at) <= op.at) return "invalid";
+      if (row.used_at !== null) return "reused";
+      st.run(SQL.useToken, op.at, op.hash);
+      insertTokens(st, op.tokens);
+      return "rotated";
+    }
+    case "revokeOAuthGrant": {
+      // Its tokens stay until they expire (the sweeper), so a call with one is told it was revoked.
+      const row = st.row(SQL.revokeGrant, op.at, op.id);
+      return row ? Number(row.revoked_at) : null;
+    }
+    case "touchOAuthGrant":
+      st.run(SQL.touchGrant, op.at, op.id);
+      return null;
+    case "sweepPeople": {
+      if (op.limit <= 0) return 0;
+      const limit = Math.floor(op.limit);
+      return (
+        st.run(SQL.sweepSessions, op.before, limit).changes +
+        st.run(SQL.sweepCodes, op.before, limit).changes +
+        st.run(SQL.sweepTokens, op.before, limit).changes
+      );
+    }
+  }
+}
