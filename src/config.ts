@@ -30,6 +30,8 @@ export interface ProviderConfig {
   apiKey: string | undefined;
   /** Query parameters sent on every request to the provider, from its set `extraVars` that have a `query` name. */
   query?: Record<string, string>;
+  /** The provider's OAuth client (ProviderDef.clientCredentials), when both of its variables are set. */
+  client?: { id: string; secret: string };
 }
 
 export interface Config {
@@ -57,6 +59,8 @@ export interface Config {
   upstream: {
     userAgent: string;
     maxResponseBytes: number;
+    /** Longest URL sent to a provider; a longer one is refused before sending (servers reset or 414 on them). */
+    maxUrlBytes: number;
     maxRetries: number;
     /** Consecutive failed calls that open a provider's circuit breaker. */
     breakerThreshold: number;
@@ -223,7 +227,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       setVariables.add(extra.name);
       if (extra.query) query = { ...query, [extra.query]: value };
     }
-    providers[def.id] = query ? { hosts, apiKey, query } : { hosts, apiKey };
+    let client: ProviderConfig["client"];
+    if (def.clientCredentials) {
+      const id = env[def.clientCredentials.idVar];
+      const secret = env[def.clientCredentials.secretVar];
+      if (id) setVariables.add(def.clientCredentials.idVar);
+      if (secret) setVariables.add(def.clientCredentials.secretVar);
+      if (id && secret) client = { id, secret };
+    }
+    providers[def.id] = { hosts, apiKey, ...(query ? { query } : {}), ...(client ? { client } : {}) };
   }
   const plans = loadPlans(env);
   const defaultPlanId = env.QUARRY_DEFAULT_PLAN ?? plans[0]!.id;
@@ -251,6 +263,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         env.QUARRY_USER_AGENT ||
         `Quarry/${API_VERSION} (search gateway for AI agents; ${env.QUARRY_CONTACT || "operator contact not set"})`,
       maxResponseBytes: int(env, "UPSTREAM_MAX_RESPONSE_BYTES", 8 * 1024 * 1024, 1024),
+      maxUrlBytes: int(env, "UPSTREAM_MAX_URL_BYTES", 32 * 1024, 1024),
       maxRetries: int(env, "UPSTREAM_MAX_RETRIES", 2),
       breakerThreshold: int(env, "UPSTREAM_BREAKER_THRESHOLD", 5, 1),
       breakerHalfOpenMs: int(env, "UPSTREAM_BREAKER_HALF_OPEN_MS", 30_000, 1),

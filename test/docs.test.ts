@@ -25,6 +25,7 @@ function providerVariables(): string[] {
     for (const host of Object.values(def.hosts)) vars.push(host.baseUrlVar);
     if (def.keyVar) vars.push(def.keyVar);
     for (const extra of def.extraVars ?? []) vars.push(extra.name);
+    if (def.clientCredentials) vars.push(def.clientCredentials.idVar, def.clientCredentials.secretVar);
   }
   return vars.sort();
 }

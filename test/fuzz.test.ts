@@ -1044,6 +1044,16 @@ function hostileValidBodies(ep: Endpoint): fc.Arbitrary<Record<string, unknown>>
     .filter((b) => verdictFor(ep, b) === "valid");
 }
 
+/**
+ * The one refusal a valid body may get from a catch-all upstream: values the schema allows (16,384
+ * characters of emoji in a token) that make a URL over UPSTREAM_MAX_URL_BYTES, refused before sending
+ * (src/upstream/client.ts), not retryable. ChargeWatch has already checked it charged nothing.
+ */
+function urlTooLong(json: unknown): boolean {
+  const error = isRecord(json) && isRecord(json.error) ? json.error : null;
+  return error?.code === "provider_error" && error.retryable === false && /would need a URL of \d+ bytes/.test(String(error.message));
+}
+
 describe("valid hostile bodies with a catch-all upstream", () => {
   let wild: Harness;
   let wildKey: string;
@@ -1096,6 +1106,7 @@ describe("valid hostile bodies with a catch-all upstream", () => {
             },
           );
           const result = isRecord(answer.json) && isRecord(answer.json.result) ? answer.json.result : null;
+          if (result?.isError === true && urlTooLong(result.structuredContent)) return;
           assert.ok(result && result.isError !== true, `${where}: ${preview(answer.text)}`);
           json = result.structuredContent;
         } else {
@@ -1104,6 +1115,7 @@ describe("valid hostile bodies with a catch-all upstream", () => {
             () => restPost(wild.url, ep.path, wildKey, { kind: "json", value: body, label: "hostile-valid" }),
             (x) => ({ ok: x.status === 200, charged: chargedOf(x.json) }),
           );
+          if (a.status === 502 && urlTooLong(a.json)) return;
           assert.equal(a.status, 200, `${where}: ${preview(a.text)}`);
           json = a.json;
         }

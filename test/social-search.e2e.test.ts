@@ -206,3 +206,26 @@ describe("social.search forum (Reddit)", () => {
     assert.equal(await kit.used(), used);
   });
 });
+
+describe("social.search forum with an OAuth client (REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET)", () => {
+  test("one application token from www.reddit.com, then the search and details on oauth.reddit.com with it; nothing else changes", async () => {
+    const oauth = await startCapabilityKit("social.search", { env: { REDDIT_CLIENT_ID: "quarry-app", REDDIT_CLIENT_SECRET: "not-a-real-secret" } });
+    try {
+      const ex = await oauth.execute({ platform: "forum", query: "pop" });
+      assert.equal(ex.status, 200, JSON.stringify(ex.body));
+      assert.equal(ex.body.results[0].subreddit, "afkarena");
+      const details = await oauth.action(ex.body.results[0].record_id, "details");
+      assert.equal(details.status, 200, JSON.stringify(details.body));
+      assert.equal(details.body.detail.upvote_ratio, 0.97);
+      const seen = oauth.h.replay.requests.map((r) => [r.method, r.path.split("?")[0], r.headers.authorization]);
+      assert.deepEqual(seen, [
+        ["POST", "/reddit/api/v1/access_token", `Basic ${Buffer.from("quarry-app:not-a-real-secret").toString("base64")}`],
+        ["GET", "/reddit-oauth/search.json", "bearer <ACCESS_TOKEN>"],
+        ["GET", "/reddit-oauth/by_id/t3_14ynl0l.json", "bearer <ACCESS_TOKEN>"],
+      ]);
+      assert.equal(oauth.h.replay.requests[0]?.body, "grant_type=client_credentials");
+    } finally {
+      await oauth.close();
+    }
+  });
+});

@@ -340,7 +340,9 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     else answerNormally(res, record, entry, page);
   }
 
-  const server = createServer((req, res) => {
+  // Long request lines are answered, as providers' servers answer them: the client's own cap
+  // (UPSTREAM_MAX_URL_BYTES, 32 KiB) is what refuses longer ones, not a reset from Node's 16 KiB default.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {

@@ -211,3 +211,38 @@ describe("circuit breaker", () => {
     }
   });
 });
+
+describe("URLs no server takes", () => {
+  test("a URL over UPSTREAM_MAX_URL_BYTES is refused before sending, not retried, and never opens the provider's breaker", async () => {
+    const strict = new HttpUpstreamClient(
+      loadConfig({ ...replayEnvironment(replay.url), SERPAPI_API_KEY: "k", UPSTREAM_MAX_URL_BYTES: "4096" }),
+      undefined,
+      { threshold: 2, halfOpenAfterMs: 30_000 },
+    );
+    try {
+      const from = replay.requests.length;
+      // 400 emoji: 400 characters, 4,800 bytes once percent-encoded.
+      const long: UpstreamRequest = { ...QUOTE, query: { ...QUOTE.query, q: "😀".repeat(400) } };
+      for (let i = 0; i < 5; i++) {
+        const err = await expectCode(strict.send(long, deadline(5000)), "provider_error");
+        assert.equal(err.retryable, false);
+        assert.match(err.message, /would need a URL of 4\d{3} bytes; providers take at most 4096/);
+        assert.match(err.hint ?? "", /Shorten the longest values/);
+      }
+      assert.equal(replay.requests.length, from, "nothing was sent");
+      assert.equal(strict.breakerState("serpapi"), "closed");
+      const ok = await strict.send(QUOTE, deadline(5000));
+      assert.equal(ok.status, 200, "the provider still answers the next caller");
+    } finally {
+      await strict.close();
+    }
+  });
+
+  test("up to the default cap (32 KiB) the request is sent and answered", async () => {
+    const from = replay.requests.length;
+    // No recording holds this query: the replay's 404 is an answer (not a reset), which is the point.
+    const res = await client.send({ ...QUOTE, query: { ...QUOTE.query, q: "a".repeat(30_000) }, acceptStatus: [404] }, deadline(5000));
+    assert.equal(res.status, 404);
+    assert.equal(replay.requests.length, from + 1);
+  });
+});

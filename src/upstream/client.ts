@@ -17,6 +17,7 @@ import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
 import { REPLAY_MISS_HEADER } from "../replay/replay-miss.ts";
+import { type ClientCredentials, ClientTokens, tokenRequest } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
@@ -118,6 +119,8 @@ export class HttpUpstreamClient implements UpstreamClient {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
   /** Only paced providers have an entry: an unpaced call costs one lookup. */
   private readonly pacers = new Map<string, Pacer>();
+  /** Application tokens of providers with an OAuth client configured. */
+  private readonly tokens = new ClientTokens();
 
   constructor(
     private readonly config: Pick<Config, "providers" | "upstream"> & Partial<Pick<Config, "demo">>,
@@ -207,6 +210,45 @@ export class HttpUpstreamClient implements UpstreamClient {
     signal: AbortSignal,
     clientGone?: () => boolean,
   ): Promise<UpstreamResponse<T>> {
+    const def = req.baseUrl === undefined && (req.host ?? "default") === "default" ? providerDef(req.provider) : undefined;
+    const client = def?.clientCredentials === undefined ? undefined : this.config.providers[req.provider]?.client;
+    if (def?.clientCredentials !== undefined && client !== undefined) return this.sendWithToken<T>(req, def.clientCredentials, client, signal, clientGone);
+    return this.sendOnce<T>(req, signal, clientGone);
+  }
+
+  /**
+   * A provider with an OAuth client configured: its default host's requests go to its API host with
+   * the application's bearer token (client-credentials.ts); a 401 drops the token and the request is
+   * sent once more with a new one.
+   */
+  private async sendWithToken<T>(
+    req: UpstreamRequest,
+    cc: ClientCredentials,
+    client: { id: string; secret: string },
+    signal: AbortSignal,
+    clientGone: (() => boolean) | undefined,
+  ): Promise<UpstreamResponse<T>> {
+    const callerTakes401 = req.acceptStatus?.includes(401) ?? false;
+    for (let round = 0; ; round++) {
+      const token = await this.tokens.get(req.provider, signal, (s) => this.sendOnce(tokenRequest(req.provider, cc, client), s, undefined), cc);
+      const res = await this.sendOnce<T>(
+        { ...req, host: cc.apiHost, headers: { ...req.headers, authorization: `bearer ${token}` }, acceptStatus: [...(req.acceptStatus ?? []), 401] },
+        signal,
+        clientGone,
+      );
+      if (res.status !== 401) return res;
+      this.tokens.drop(req.provider, token);
+      if (round > 0) {
+        if (callerTakes401) return res;
+        throw new ApiError("provider_error", `${providerDef(req.provider)?.title ?? req.provider} refused a new access token (HTTP 401).`, {
+          retryable: false,
+          hint: `The OAuth client (${cc.idVar}) may lack access; nothing was charged. Unset ${cc.idVar} and ${cc.secretVar} to call without a token.`,
+        });
+      }
+    }
+  }
+
+  private async sendOnce<T>(req: UpstreamRequest, signal: AbortSignal, clientGone: (() => boolean) | undefined): Promise<UpstreamResponse<T>> {
     try {
       return await this.breaker(breakerKeyOf(req)).execute(() => this.sendWithRetries<T>(req, signal, clientGone));
     } catch (err) {
@@ -293,7 +335,17 @@ export class HttpUpstreamClient implements UpstreamClient {
 
   private async attempt<T>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
     const { url, headers } = this.buildUrl(req);
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+    // Field values the schema allows (a 16,384-character token of emoji) can make a URL no server takes;
+    // servers reset the connection or answer 414. Refused here, it is not a provider fault: the breaker
+    // does not count it, so one caller's long values never pause a provider for the others.
+    if (url.length > 2048 && Buffer.byteLength(url) > this.config.upstream.maxUrlBytes) {
+      throw new ApiError("provider_error", `The request to ${req.provider} would need a URL of ${Buffer.byteLength(url)} bytes; providers take at most ${this.config.upstream.maxUrlBytes}.`, {
+        retryable: false,
+        hint: "Shorten the longest values of the request (a query, a token): percent-encoded, each non-ASCII character takes up to 12 bytes. Nothing was charged.",
+      });
+    }
+    const body = req.form !== undefined ? new URLSearchParams(req.form).toString() : req.body === undefined ? undefined : JSON.stringify(req.body);
+    const contentType = req.form !== undefined ? "application/x-www-form-urlencoded" : "application/json";
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(url, {
@@ -303,7 +355,7 @@ export class HttpUpstreamClient implements UpstreamClient {
         headers: {
           "user-agent": this.config.upstream.userAgent,
           accept: req.responseType === "text" || req.responseType === "bytes" ? "*/*" : "application/json",
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...(body === undefined ? {} : { "content-type": contentType }),
           ...(req.baseUrl !== undefined ? req.headers : {}),
           ...headers,
         },

@@ -40,6 +40,14 @@ export interface ProviderDef {
   maxResponseBytes?: number;
   /** Headers sent on every request to the provider (e.g. `accept`); a request's own headers win. */
   headers?: Record<string, string>;
+  /**
+   * Optional OAuth 2 client credentials (RFC 6749 4.4). With both variables set, the client gets an
+   * application token from `tokenHost` + `tokenPath` (HTTP Basic with the id and secret, a form body)
+   * and sends the provider's requests for its default host to `apiHost` with that bearer token,
+   * renewed before it expires and once on a 401 (src/upstream/client-credentials.ts). Without them,
+   * requests go to their own host unauthenticated. Adapters never see either.
+   */
+  clientCredentials?: { idVar: string; secretVar: string; tokenHost: string; tokenPath: string; apiHost: string };
 }
 
 export const PROVIDERS = {
@@ -127,10 +135,21 @@ export const PROVIDERS = {
     keyVar: "TWITTERAPI_API_KEY",
     keyPlacement: { in: "header", name: "X-API-Key" },
   },
+  // Keyless public JSON by default; with an OAuth client (PROVIDERS.md), application-only tokens and oauth.reddit.com.
   reddit: {
     id: "reddit",
     title: "Reddit",
-    hosts: { default: { baseUrlVar: "REDDIT_BASE_URL", defaultBaseUrl: "https://www.reddit.com" } },
+    hosts: {
+      default: { baseUrlVar: "REDDIT_BASE_URL", defaultBaseUrl: "https://www.reddit.com" },
+      oauth: { baseUrlVar: "REDDIT_OAUTH_BASE_URL", defaultBaseUrl: "https://oauth.reddit.com" },
+    },
+    clientCredentials: {
+      idVar: "REDDIT_CLIENT_ID",
+      secretVar: "REDDIT_CLIENT_SECRET",
+      tokenHost: "default",
+      tokenPath: "/api/v1/access_token",
+      apiHost: "oauth",
+    },
   },
   openmeteo: {
     id: "openmeteo",

@@ -30,6 +30,8 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
   /** JSON body for POST. */
   body?: unknown;
+  /** Form body for POST (`application/x-www-form-urlencoded`), instead of `body`: OAuth token requests. */
+  form?: Record<string, string>;
   /** Retry on transient failure inside the deadline. Defaults to true for GET, false for POST. */
   idempotent?: boolean;
   /**

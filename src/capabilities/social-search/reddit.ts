@@ -1,5 +1,7 @@
 /**
- * Reddit mappers for social.search `platform: forum` (pure, no I/O; keyless public JSON, free):
+ * Reddit mappers for social.search `platform: forum` (pure, no I/O; keyless public JSON, free; with the
+ * deployment's optional OAuth client the upstream client sends the same requests to oauth.reddit.com with an
+ * application token, docs/providers.md):
  * - posts and profiles: `GET /search.json?q=&type=link|user&limit=&after=&raw_json=1`, a Listing of
  *   `t3` posts or `t2` accounts; `data.after` is the next page's token (null at the end);
  * - details: `GET /by_id/t3_{id}.json` (the post, engagement as of now) and `GET /user/{name}/about.json`.
