@@ -56,6 +56,7 @@ export function parseOptions(argv: string[]): BenchOptions {
         "  --only bare,execute,equal-load,more-local,mcp-execute runs a subset",
         "  --only read runs the reader's extraction bench (HTML → Markdown over the page corpus, linkedom vs jsdom)",
         "  --only xbrl runs companies.financials' XBRL extraction and event-loop figures (bench/xbrl.ts)",
+        "  --only legal runs legal.read's splitting figures: on the calling thread, and the event loop while its worker pool splits (bench/legal.ts)",
         "  --cpu-prof DIR writes a CPU profile of the server process",
         "  --data-dir DIR puts the store's temporary directory in DIR (e.g. /dev/shm to take the disk out)",
         "npm run bench -- --soak [--soak-seconds N] [--scale-sessions N] [--scale-requests N] [--connections N]",

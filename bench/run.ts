@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: the benchmark entry. Default: throughput scenarios (bare baseline, REST execute,
  * local `more`, MCP execute) with their targets. `--only read`: the reader's extraction bench
- * (bench/read.ts), on its own. `--soak`: the soak run and the scale figure of
+ * (bench/read.ts), on its own; `--only xbrl` and `--only legal`: XBRL extraction and legal.read's
+ * splitting (bench/xbrl.ts, bench/legal.ts). `--soak`: the soak run and the scale figure of
  * issue 5 item 6. Servers run in one child process (server-child.ts), autocannon here.
  * Prints figures and a markdown table; always exits 0 when the run completes (figures, not a gate).
  */
 import { tmpdir } from "node:os";
 import { closeHttp } from "./http.ts";
+import { runLegalBench } from "./legal.ts";
 import { type BenchOptions, parseOptions } from "./options.ts";
 import {
   consoleTable,
@@ -154,6 +156,11 @@ async function main(): Promise<void> {
   // `--only xbrl`: companies.financials' extraction and event-loop figures (bench/xbrl.ts), in this process.
   if (options.only?.delete("xbrl")) {
     await runXbrlBench(options);
+    if (options.only.size === 0) return;
+  }
+  // `--only legal`: legal.read's splitting, on this thread and through its worker pool (bench/legal.ts).
+  if (options.only?.delete("legal")) {
+    await runLegalBench();
     if (options.only.size === 0) return;
   }
   if (options.soak) await soakMode(options);

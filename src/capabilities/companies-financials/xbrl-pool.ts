@@ -3,26 +3,15 @@
  * milliseconds (docs/performance.md, "XBRL extraction"); on the event loop that would stall every
  * other call, so every instance is parsed on a worker and only the extracted facts come back.
  *
- * One pool per process, made on first use: at most two threads (an instance is parsed by one), none
- * kept once idle for 30 s, each with a heap cap so a pathological document fails its own call only.
+ * One pool per process (src/workers/pool.ts), made on first use: at most two threads (an instance is
+ * parsed by one), none kept once idle for 30 s, each with a 1 GB heap cap so a pathological document
+ * fails its own call only.
  */
-import { availableParallelism } from "node:os";
-import { Piscina } from "piscina";
 import { ApiError } from "../../errors.ts";
+import { workerPool } from "../../workers/pool.ts";
 import type { Detail, ExtractResult, ExtractTask, Records } from "./xbrl-worker.ts";
 
-let pool: Piscina<ExtractTask, ExtractResult> | undefined;
-
-function xbrlPool(): Piscina<ExtractTask, ExtractResult> {
-  pool ??= new Piscina<ExtractTask, ExtractResult>({
-    filename: new URL("./xbrl-worker.ts", import.meta.url).href,
-    minThreads: 0,
-    maxThreads: Math.max(1, Math.min(2, availableParallelism() - 1)),
-    idleTimeout: 30_000,
-    resourceLimits: { maxOldGenerationSizeMb: 1024 },
-  });
-  return pool;
-}
+const pool = workerPool<ExtractTask, ExtractResult>(new URL("./xbrl-worker.ts", import.meta.url), { maxThreads: 2, maxOldGenerationSizeMb: 1024 });
 
 /**
  * The facts of a filing, extracted off the event loop, as the call answers them: a fact view's
@@ -33,7 +22,7 @@ export async function extractOffLoop(task: ExtractTask<"detail">, signal: AbortS
 export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Promise<Records | Detail> {
   let result: ExtractResult;
   try {
-    result = await xbrlPool().run(task, { signal });
+    result = await pool.run(task, signal);
   } catch (err) {
     if (signal.aborted) throw new ApiError("provider_timeout", "The filing's XBRL instance was not extracted before the deadline.", { cause: err });
     throw new ApiError("internal_error", "The filing's XBRL instance could not be extracted.", { cause: err });
@@ -43,8 +32,6 @@ export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Pr
 }
 
 /** Stop the pool's threads (tests and benchmarks that want a clean exit at once). */
-export async function closeXbrlPool(): Promise<void> {
-  const p = pool;
-  pool = undefined;
-  await p?.destroy();
+export function closeXbrlPool(): Promise<void> {
+  return pool.close();
 }

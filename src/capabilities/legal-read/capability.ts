@@ -109,7 +109,7 @@ export const legalRead = defineCapability({
               const d = query.document;
               if (d.source !== "eu_official") throw wrong("eu_official");
               const fetched = await fetchDocument(ctx, eurLexHtmlRequest(d.celex, d.language));
-              return documentPage(eurLexDocument(fetched, d.celex, d.language), ctx.now().toISOString());
+              return documentPage(await eurLexDocument(fetched, d.celex, d.language, ctx.signal), ctx.now().toISOString());
             },
           },
         ],

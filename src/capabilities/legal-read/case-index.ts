@@ -17,8 +17,8 @@ import { clusterRequest, idOfResource, opinionRequest, unexpected } from "../sha
 import { courtListenerPage, identifierOf } from "../shared/legal.ts";
 import { arr, obj, type Obj, str } from "../shared/read.ts";
 import type { CapabilityContext } from "../types.ts";
-import { htmlSections } from "./html-sections.ts";
-import { type ReadDocument, type Section, sha256Hex, textSections } from "./sections.ts";
+import { splitHtml, splitText } from "./split-pool.ts";
+import { type ReadDocument, type Section, sha256Hex } from "./sections.ts";
 
 /** The most opinions of one cluster read. */
 export const MAX_OPINIONS = 20;
@@ -43,15 +43,15 @@ const OPINION_TYPES: Readonly<Record<string, string>> = {
 const HTML_FIELDS = ["html_with_citations", "html_columbia", "html_lawbox", "xml_harvard", "html_anon_2020", "html"] as const;
 
 /** One opinion as sections, and whether its text came from `plain_text`. */
-export function opinionSections(opinion: Obj, index: number): { sections: Section[]; plain: boolean } {
+export async function opinionSections(opinion: Obj, index: number, signal: AbortSignal): Promise<{ sections: Section[]; plain: boolean }> {
   const type = str(opinion.type);
   const author = str(opinion.author_str);
   const label = `${(type && OPINION_TYPES[type]) ?? type ?? `Opinion ${index + 1}`}${author ? ` (${author})` : ""}`;
   const plain = str(opinion.plain_text);
-  if (plain !== undefined) return { sections: textSections(plain, label), plain: true };
+  if (plain !== undefined) return { sections: await splitText(plain, label, signal), plain: true };
   for (const field of HTML_FIELDS) {
     const html = str(opinion[field]);
-    if (html !== undefined) return { sections: htmlSections(html, label, { paragraphsOnly: true }).sections, plain: false };
+    if (html !== undefined) return { sections: (await splitHtml(html, label, { paragraphsOnly: true }, signal)).sections, plain: false };
   }
   return { sections: [], plain: false };
 }
@@ -67,7 +67,7 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
   const bodies: string[] = [clusterRes.text ?? JSON.stringify(clusterRes.body)];
   const sections: Section[] = [];
   const syllabus = str(cluster.syllabus);
-  if (syllabus !== undefined) sections.push(...htmlSections(syllabus, "Syllabus", { paragraphsOnly: true }).sections);
+  if (syllabus !== undefined) sections.push(...(await splitHtml(syllabus, "Syllabus", { paragraphsOnly: true }, ctx.signal)).sections);
   let plainOnly = true;
   let htmlOnly = true;
   for (const [i, id] of opinionIds.slice(0, MAX_OPINIONS).entries()) {
@@ -79,7 +79,7 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
       });
     }
     bodies.push(res.text ?? JSON.stringify(res.body));
-    const read = opinionSections(opinion, i);
+    const read = await opinionSections(opinion, i, ctx.signal);
     sections.push(...read.sections);
     if (read.plain) htmlOnly = false;
     else plainOnly = false;

@@ -10,7 +10,7 @@ import { identifierOf } from "../shared/legal.ts";
 import type { CapabilityContext } from "../types.ts";
 import { fetchDocument } from "./fetch.ts";
 import type { HistoricalWork } from "./historical-works.ts";
-import { htmlSections } from "./html-sections.ts";
+import { splitHtml } from "./split-pool.ts";
 import { type ReadDocument, sha256Hex } from "./sections.ts";
 
 export function workRequest(work: HistoricalWork): UpstreamRequest {
@@ -25,7 +25,7 @@ export async function readHistorical(ctx: CapabilityContext<unknown>, work: Hist
       hint: "The source refused the work's documented page (it has moved); nothing was charged. Changing the request will not help: report it to the operator.",
     });
   }
-  const parsed = htmlSections(fetched.text, work.title, work.root === undefined ? {} : { root: work.root });
+  const parsed = await splitHtml(fetched.text, work.title, work.root === undefined ? {} : { root: work.root }, ctx.signal);
   return {
     title: work.title,
     identifier: identifierOf.historical(work.id),

@@ -34,6 +34,15 @@ interface El {
 
 type Boundary = "leaf" | "heading" | null;
 
+export interface HtmlSectionOptions {
+  /** A CSS selector narrowing the document to the element holding the text (a site's main column). */
+  root?: string;
+  /** Elements holding the document's own title, first found wins. */
+  titleSelectors?: readonly string[];
+  /** Split into paragraphs only (an opinion's HTML), not by structure. */
+  paragraphsOnly?: boolean;
+}
+
 export type HtmlSplit = "eli" | "headings" | "paragraphs";
 
 export interface HtmlSections {
@@ -112,11 +121,7 @@ function isHeading(el: El): boolean {
  * The sections of an HTML document. `root` (a CSS selector) narrows it to the element holding the
  * text, when the page has one (a site's main column); the body otherwise.
  */
-export function htmlSections(
-  html: string,
-  title: string,
-  options: { root?: string; titleSelectors?: readonly string[]; paragraphsOnly?: boolean } = {},
-): HtmlSections {
+export function htmlSections(html: string, title: string, options: HtmlSectionOptions = {}): HtmlSections {
   // A fragment (an opinion's HTML) is given a body to live in.
   const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
   const doc = document as unknown as El & { title?: string; body?: El | null };

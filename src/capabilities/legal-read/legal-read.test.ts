@@ -5,7 +5,7 @@
 // stored details every section carries, and the schema's branches.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { fakeContext, fixture, fixtureText, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest, UpstreamResponse } from "../../upstream/types.ts";
@@ -16,7 +16,9 @@ import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
 import { HISTORICAL_WORK_IDS, HISTORICAL_WORKS } from "./historical-works.ts";
 import { htmlSections } from "./html-sections.ts";
 import { chunk, MAX_SECTION_CHARS, partsOf, sha256Hex, textSections } from "./sections.ts";
-import { fileRequest, fullText, parseItem, printedPage } from "./us-reports.ts";
+import { closeSplitPool } from "./split-pool.ts";
+import { fileRequest, fullText, parseItem } from "./us-reports.ts";
+import { printedPage } from "./us-reports-pdf.ts";
 
 const FIXTURES = new URL("../../../fixtures/providers/", import.meta.url);
 const bytesOf = (path: string) => new Uint8Array(readFileSync(new URL(path, FIXTURES)));
@@ -26,11 +28,13 @@ function bytes(status: number, body: Uint8Array, contentType: string): UpstreamR
   return { status, headers: { "content-type": contentType }, body };
 }
 
-const EPRIVACY = "eurlex/txt_html_consolidated_02002L0058_20091219.html";
-const ePrivacy = () => eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "02002L0058-20091219", "EN");
+after(() => closeSplitPool());
 
-test("EUR-Lex HTML: the title block, one section per article (its anchor, its heading), the footnotes; nothing dropped", () => {
-  const doc = ePrivacy();
+const EPRIVACY = "eurlex/txt_html_consolidated_02002L0058_20091219.html";
+const ePrivacy = () => eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "02002L0058-20091219", "EN", AbortSignal.timeout(30_000));
+
+test("EUR-Lex HTML: the title block, one section per article (its anchor, its heading), the footnotes; nothing dropped", async () => {
+  const doc = await ePrivacy();
   assert.equal(doc.title, "DIRECTIVE 2002/58/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 12 July 2002 concerning the processing of personal data and the protection of privacy in the electronic communications sector (Directive on privacy and electronic communications)");
   assert.equal(doc.identifier, "CELEX:02002L0058-20091219");
   assert.equal(doc.sourceClass, "institutional_transcription", "a consolidated version");
@@ -53,7 +57,7 @@ test("EUR-Lex HTML: the title block, one section per article (its anchor, its he
   assert.doesNotMatch(all, /generateTOC|ruxitagentjs/);
 });
 
-test("EUR-Lex request by CELEX and language; 404 is the caller's celex; a page without a document is provider_error", () => {
+test("EUR-Lex request by CELEX and language; 404 is the caller's celex; a page without a document is provider_error", async () => {
   assert.deepEqual(eurLexHtmlRequest("32016R0679", "FR"), {
     provider: "eurlex",
     method: "GET",
@@ -63,12 +67,13 @@ test("EUR-Lex request by CELEX and language; 404 is the caller's celex; a page w
   });
   const html = fixtureText("eurlex", "not_found.html");
   const fetched = { bytes: new TextEncoder().encode(html), text: html, contentType: "text/html" };
-  assert.throws(
-    () => eurLexDocument({ ...fetched, status: 404 }, "32099R9999", "EN"),
+  const signal = AbortSignal.timeout(30_000);
+  await assert.rejects(
+    eurLexDocument({ ...fetched, status: 404 }, "32099R9999", "EN", signal),
     (e: unknown) => e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/document/celex",
   );
-  assert.throws(() => eurLexDocument({ ...fetched, status: 200 }, "32099R9999", "EN"), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no text/.test(e.message));
-  const act = eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "32002L0058", "EN");
+  await assert.rejects(eurLexDocument({ ...fetched, status: 200 }, "32099R9999", "EN", signal), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no text/.test(e.message));
+  const act = await eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "32002L0058", "EN", signal);
   assert.equal(act.sourceClass, "official_publication", "an act as published");
   assert.equal(act.notes, undefined);
 });
@@ -146,11 +151,12 @@ test("CourtListener: the recorded cluster and its opinion, read as text; 404 is 
   await assert.rejects(legalRead.search(missing.ctx, q, null), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
 });
 
-test("an opinion without plain text is read from its best HTML rendering (CourtListener's order)", () => {
-  const read = opinionSections({ type: "040dissent", author_str: "Holmes", plain_text: "", html_lawbox: "<p>B text</p>", html_with_citations: "<p>A <span>text</span></p>" }, 0);
+test("an opinion without plain text is read from its best HTML rendering (CourtListener's order)", async () => {
+  const signal = AbortSignal.timeout(30_000);
+  const read = await opinionSections({ type: "040dissent", author_str: "Holmes", plain_text: "", html_lawbox: "<p>B text</p>", html_with_citations: "<p>A <span>text</span></p>" }, 0, signal);
   assert.equal(read.plain, false);
   assert.deepEqual(read.sections.map((s) => [s.title, s.text]), [["Dissent (Holmes)", "A text"]]);
-  assert.deepEqual(opinionSections({ type: "999new" }, 2).sections, []);
+  assert.deepEqual((await opinionSections({ type: "999new" }, 2, signal)).sections, []);
 });
 
 test("US Reports: the item, then its PDF page by page with printed pages where the page shows them", async () => {

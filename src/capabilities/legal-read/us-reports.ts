@@ -15,7 +15,8 @@ import { identifierOf } from "../shared/legal.ts";
 import { arr, obj, type Obj, str, strings } from "../shared/read.ts";
 import type { CapabilityContext } from "../types.ts";
 import { fetchDocument } from "./fetch.ts";
-import { type ReadDocument, type Section, sha256Hex, textSections, tidy } from "./sections.ts";
+import { type ReadDocument, sha256Hex } from "./sections.ts";
+import { splitPdf, splitText } from "./split-pool.ts";
 
 export const US_REPORTS_ITEM = /^usrep[0-9]{6}$/;
 
@@ -73,45 +74,6 @@ export function parseItem(body: unknown, itemId: string): LocItem {
   };
 }
 
-/** The first page of the decision in its volume, from the item id (usrep347483 → 483). */
-function firstPage(itemId: string): number {
-  return Number(itemId.slice(-3));
-}
-
-/** A page's printed number, when its first or last line shows the number its position implies. */
-export function printedPage(pageText: string, expected: number): string | undefined {
-  const lines = pageText.split("\n").map(tidy).filter((l) => l !== "");
-  const ends = [lines[0], lines.at(-1)].filter((l): l is string => l !== undefined);
-  const token = new RegExp(`(^|\\s)${expected}(\\s|$)`);
-  return ends.some((l) => token.test(l)) ? String(expected) : undefined;
-}
-
-/** The PDF's pages as sections (blank pages left out, numbers kept). */
-export async function pdfSections(bytes: Uint8Array, itemId: string): Promise<Section[]> {
-  const { extractText, getDocumentProxy } = await import("unpdf");
-  let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
-  try {
-    pdf = await getDocumentProxy(new Uint8Array(bytes));
-  } catch (error) {
-    throw new ApiError("provider_error", `The PDF of ${itemId} could not be read (${(error as Error).message}).`, {
-      hint: "The Library of Congress answered with a file that is not a readable PDF; nothing was charged.",
-    });
-  }
-  try {
-    const { text } = await extractText(pdf, { mergePages: false });
-    const first = firstPage(itemId);
-    return text.flatMap((page, i) => {
-      const body = page.split("\n").map(tidy).filter((l) => l !== "").join("\n");
-      if (body === "") return [];
-      const printed = printedPage(body, first + i);
-      const title = `PDF page ${i + 1}${printed === undefined ? "" : ` (page ${printed})`}`;
-      return [{ title, text: body, anchors: [], pdfPage: i + 1, ...(printed === undefined ? {} : { printedPage: printed }) }];
-    });
-  } finally {
-    await pdf.destroy();
-  }
-}
-
 /** A full-text file as text: plain text, or the JSON of LoC's text service (`{segment: {full_text}}`); undefined otherwise. */
 export function fullText(text: string): string | undefined {
   const t = text.trimStart();
@@ -148,7 +110,7 @@ export async function readUsReports(ctx: CapabilityContext<unknown>, itemId: str
     const text = fullText(fetched.text);
     if (text !== undefined) {
       const links = [{ label: "Library of Congress", url: sourceUrl }, { label: "Full text", url: item.textUrl! }];
-      return { ...base, sha256: sha256Hex(fetched.bytes), extractionMethod: "api_text", sections: textSections(text, item.title), links };
+      return { ...base, sha256: sha256Hex(fetched.bytes), extractionMethod: "api_text", sections: await splitText(text, item.title, ctx.signal), links };
     }
   }
   const pdfReq = item.pdfUrl === undefined ? undefined : fileRequest(item.pdfUrl);
@@ -159,5 +121,5 @@ export async function readUsReports(ctx: CapabilityContext<unknown>, itemId: str
   }
   const pdf = await ctx.upstream.send<Uint8Array>({ ...pdfReq, responseType: "bytes" }, ctx.signal);
   const links = [{ label: "Library of Congress", url: sourceUrl }, { label: "PDF", url: item.pdfUrl! }];
-  return { ...base, sha256: sha256Hex(pdf.body), extractionMethod: "pdf_text", sections: await pdfSections(pdf.body, itemId), links };
+  return { ...base, sha256: sha256Hex(pdf.body), extractionMethod: "pdf_text", sections: await splitPdf(pdf.body, itemId, ctx.signal), links };
 }
