@@ -1,4 +1,5 @@
 /**
+ * (test-alone: a browser process of its own; scripts/test.mjs runs this file by itself.)
  * The dashboard in a real browser: headless Chromium (Debian's `chromium` package, or CHROMIUM_PATH)
  * driven by playwright-core. A person signs in, creates a key and sees it once, copies the MCP
  * configuration, reads usage after a few calls, revokes the key (which then gets 401), approves an

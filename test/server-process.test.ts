@@ -67,7 +67,7 @@ test("first start prints a working key once; SIGTERM exits 0", async () => {
   await second.ready;
   assert.doesNotMatch(second.output(), /qk_live_/);
   // A restart says how to get a key, naming the one account.
-  assert.match(second.output(), /a key is shown only when it is created[^\n]*\n  npm run cli -- keys create acct_[0-9A-Za-z]+/);
+  assert.match(second.output(), /a key is shown only when it is created[^\n]*\n {2}npm run cli -- keys create acct_[0-9A-Za-z]+/);
   assert.equal(await stop(second.child), 0);
 });
 
