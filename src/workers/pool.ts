@@ -14,6 +14,7 @@
  */
 import { availableParallelism } from "node:os";
 import { Piscina } from "piscina";
+import { ApiError } from "../errors.ts";
 
 export interface WorkerPoolOptions {
   /** Most threads for this job (before the host's own limit, one core fewer than it has). */
@@ -26,6 +27,12 @@ export interface WorkerPoolOptions {
 export interface WorkerPool<Task, Result> {
   /** Run one task; `signal` cancels it if not yet finished. */
   run(task: Task, signal?: AbortSignal): Promise<Result>;
+  /**
+   * Run one task for a call: past the call's deadline (`signal`) that is `provider_timeout`, "<what>
+   * was not finished before the deadline"; a worker that fails (a crash, its heap cap) is
+   * `internal_error`. A refusal the worker reports as data is the caller's to map.
+   */
+  call(task: Task, signal: AbortSignal, what: string): Promise<Result>;
   /** Threads the pool may use on this host. */
   readonly threads: number;
   /** Stop the threads (tests, benchmarks, shutdown); the next task starts a new pool. */
@@ -40,8 +47,16 @@ export function spareThreads(max: number): number {
 export function workerPool<Task, Result>(filename: URL, options: WorkerPoolOptions): WorkerPool<Task, Result> {
   let pool: Piscina<Task, Result> | undefined;
   const threads = spareThreads(options.maxThreads);
-  return {
+  const self: WorkerPool<Task, Result> = {
     threads,
+    async call(task, signal, what) {
+      try {
+        return await self.run(task, signal);
+      } catch (err) {
+        if (signal.aborted) throw new ApiError("provider_timeout", `${what} was not finished before the deadline.`, { cause: err });
+        throw new ApiError("internal_error", `${what} failed.`, { cause: err });
+      }
+    },
     run(task, signal) {
       pool ??= new Piscina<Task, Result>({
         filename: filename.href,
@@ -58,4 +73,5 @@ export function workerPool<Task, Result>(filename: URL, options: WorkerPoolOptio
       await p?.destroy();
     },
   };
+  return self;
 }

@@ -20,13 +20,7 @@ const pool = workerPool<ExtractTask, ExtractResult>(new URL("./xbrl-worker.ts", 
 export async function extractOffLoop(task: ExtractTask<"records">, signal: AbortSignal): Promise<Records>;
 export async function extractOffLoop(task: ExtractTask<"detail">, signal: AbortSignal): Promise<Detail>;
 export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Promise<Records | Detail> {
-  let result: ExtractResult;
-  try {
-    result = await pool.run(task, signal);
-  } catch (err) {
-    if (signal.aborted) throw new ApiError("provider_timeout", "The filing's XBRL instance was not extracted before the deadline.", { cause: err });
-    throw new ApiError("internal_error", "The filing's XBRL instance could not be extracted.", { cause: err });
-  }
+  const result = await pool.call(task, signal, "Extracting the filing's XBRL instance");
   if ("error" in result) throw new ApiError("provider_error", `EDGAR's XBRL instance could not be read: ${result.error}.`);
   return result;
 }

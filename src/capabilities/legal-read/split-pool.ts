@@ -13,13 +13,7 @@ import type { SplitResult, SplitTask } from "./split-worker.ts";
 const pool = workerPool<SplitTask, SplitResult>(new URL("./split-worker.ts", import.meta.url), { maxThreads: 2, maxOldGenerationSizeMb: 1024 });
 
 async function run(task: SplitTask, signal: AbortSignal): Promise<SplitResult> {
-  let result: SplitResult;
-  try {
-    result = await pool.run(task, signal);
-  } catch (err) {
-    if (signal.aborted) throw new ApiError("provider_timeout", "The document was not split into sections before the deadline.", { cause: err });
-    throw new ApiError("internal_error", "The document could not be split into sections.", { cause: err });
-  }
+  const result = await pool.call(task, signal, "Splitting the document into sections");
   if ("error" in result) throw new ApiError("provider_error", result.error, result.hint === undefined ? {} : { hint: result.hint });
   return result;
 }
