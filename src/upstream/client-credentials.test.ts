@@ -12,7 +12,8 @@ import { type TestContext, test } from "node:test";
 import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { HttpUpstreamClient } from "./client.ts";
-import { type ClientCredentials, ClientTokens, RENEW_MARGIN_MS, readToken } from "./client-credentials.ts";
+import { ClientTokens, RENEW_MARGIN_MS, readToken } from "./client-credentials.ts";
+import type { ClientCredentials } from "./types.ts";
 
 interface Seen {
   method: string;

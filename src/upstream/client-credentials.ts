@@ -13,15 +13,7 @@
  * variables (never their values): the operator has to fix them.
  */
 import { ApiError } from "../errors.ts";
-import type { UpstreamRequest, UpstreamResponse } from "./types.ts";
-
-export interface ClientCredentials {
-  idVar: string;
-  secretVar: string;
-  tokenHost: string;
-  tokenPath: string;
-  apiHost: string;
-}
+import type { ClientCredentials, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /** How long a token request may take, whatever the deadline of the call that started it. */
 export const TOKEN_REQUEST_TIMEOUT_MS = 10_000;

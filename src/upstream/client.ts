@@ -17,11 +17,11 @@ import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
 import { REPLAY_MISS_HEADER } from "../replay/replay-miss.ts";
-import { type ClientCredentials, ClientTokens, tokenRequest } from "./client-credentials.ts";
+import { ClientTokens, tokenRequest } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
-import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
+import type { ClientCredentials, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /**
  * The client as one call sees it: every request carries the call's `clientGone`, so an adapter
@@ -338,10 +338,11 @@ export class HttpUpstreamClient implements UpstreamClient {
     // Field values the schema allows (a 16,384-character token of emoji) can make a URL no server takes;
     // servers reset the connection or answer 414. Refused here, it is not a provider fault: the breaker
     // does not count it, so one caller's long values never pause a provider for the others.
-    if (url.length > 2048 && Buffer.byteLength(url) > this.config.upstream.maxUrlBytes) {
-      throw new ApiError("provider_error", `The request to ${req.provider} would need a URL of ${Buffer.byteLength(url)} bytes; providers take at most ${this.config.upstream.maxUrlBytes}.`, {
+    const urlBytes = Buffer.byteLength(url);
+    if (urlBytes > this.config.upstream.maxUrlBytes) {
+      throw new ApiError("provider_error", `The request to ${req.provider} would need a URL of ${urlBytes} bytes; providers take at most ${this.config.upstream.maxUrlBytes}.`, {
         retryable: false,
-        hint: "Shorten the longest values of the request (a query, a token): percent-encoded, each non-ASCII character takes up to 12 bytes. Nothing was charged.",
+        hint: "Quarry refused to send it: servers refuse URLs that long. Shorten the longest values of the request (a query, a token); percent-encoded, each non-ASCII character takes up to 12 bytes. Nothing was charged.",
       });
     }
     const body = req.form !== undefined ? new URLSearchParams(req.form).toString() : req.body === undefined ? undefined : JSON.stringify(req.body);

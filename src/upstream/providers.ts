@@ -5,7 +5,7 @@
  * Rule (PROVIDERS.md): base URL from `<PROVIDER>_BASE_URL` (or `<PROVIDER>_<HOST>_BASE_URL` for
  * providers with several hosts), key from `<PROVIDER>_API_KEY` or the provider's own name.
  */
-import type { KeyPlacement } from "./types.ts";
+import type { ClientCredentials, KeyPlacement } from "./types.ts";
 
 export interface ProviderHost {
   /** Environment variable holding the base URL. */
@@ -47,7 +47,7 @@ export interface ProviderDef {
    * renewed before it expires and once on a 401 (src/upstream/client-credentials.ts). Without them,
    * requests go to their own host unauthenticated. Adapters never see either.
    */
-  clientCredentials?: { idVar: string; secretVar: string; tokenHost: string; tokenPath: string; apiHost: string };
+  clientCredentials?: ClientCredentials;
 }
 
 export const PROVIDERS = {

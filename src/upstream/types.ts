@@ -10,6 +10,19 @@ export type KeyPlacement =
   /** The adapter writes `{api_key}` in the path; the client substitutes the encoded key. */
   | { in: "path" };
 
+/**
+ * A provider's optional OAuth 2 client (RFC 6749 4.4, client credentials): the variables holding its
+ * id and secret, where its token is asked for (`tokenHost` + `tokenPath`), and the host the provider's
+ * requests go to with that token (src/upstream/client-credentials.ts).
+ */
+export interface ClientCredentials {
+  idVar: string;
+  secretVar: string;
+  tokenHost: string;
+  tokenPath: string;
+  apiHost: string;
+}
+
 export interface UpstreamRequest {
   /**
    * Provider id from the provider table (src/upstream/providers.ts); with `baseUrl`, just a name

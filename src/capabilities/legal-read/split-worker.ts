@@ -14,13 +14,20 @@ export type SplitTask =
   | { kind: "text"; text: string; title: string }
   | { kind: "pdf"; bytes: Uint8Array; itemId: string };
 
-export type SplitResult = { html: HtmlSections } | { sections: Section[] } | { error: string; hint?: string };
+/** What each kind of task gives back. */
+export interface SplitOutput {
+  html: HtmlSections;
+  text: Section[];
+  pdf: Section[];
+}
+
+export type SplitResult = { value: SplitOutput[SplitTask["kind"]] } | { error: string; hint?: string };
 
 export default async function split(task: SplitTask): Promise<SplitResult> {
   try {
-    if (task.kind === "html") return { html: htmlSections(task.html, task.title, task.options) };
-    if (task.kind === "text") return { sections: textSections(task.text, task.title) };
-    return { sections: await pdfSections(task.bytes, task.itemId) };
+    if (task.kind === "html") return { value: htmlSections(task.html, task.title, task.options) };
+    if (task.kind === "text") return { value: textSections(task.text, task.title) };
+    return { value: await pdfSections(task.bytes, task.itemId) };
   } catch (error) {
     if (error instanceof ApiError) return { error: error.message, ...(error.hint === undefined ? {} : { hint: error.hint }) };
     throw error;

@@ -7,7 +7,7 @@ import { ApiError } from "../../errors.ts";
 import { type Section, tidy } from "./sections.ts";
 
 /** The first page of the decision in its volume, from the item id (usrep347483 → 483). */
-export function firstPage(itemId: string): number {
+function firstPage(itemId: string): number {
   return Number(itemId.slice(-3));
 }
 
@@ -44,4 +44,3 @@ export async function pdfSections(bytes: Uint8Array, itemId: string): Promise<Se
     await pdf.destroy();
   }
 }
-
