@@ -12,6 +12,7 @@
  * request in flight was waiting elsewhere, e.g. on the store's writer thread).
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 
 /** Linux reports thread times in clock ticks of 1/100 s (USER_HZ, fixed at 100 on every Linux ABI). */
 const TICK_US = 10_000;
@@ -161,4 +162,26 @@ export function cpuMeter(pid: number | undefined): (responses: number) => CpuPer
   if (pid === undefined) return () => undefined;
   const before = cpuSnapshot(pid);
   return (responses) => cpuPerResponse(before, cpuSnapshot(pid), responses);
+}
+
+/** The host's CPU time so far, busy and in all, over every core (ms), from `os.cpus()`. */
+function hostTimes(): { busy: number; all: number } {
+  let busy = 0;
+  let all = 0;
+  for (const { times } of cpus()) {
+    const total = times.user + times.nice + times.sys + times.idle + times.irq;
+    all += total;
+    busy += total - times.idle;
+  }
+  return { busy, all };
+}
+
+/** Start measuring how busy the host's cores are; the returned function gives the busy share (0–1) since. */
+export function hostBusyMeter(): () => number {
+  const before = hostTimes();
+  return () => {
+    const after = hostTimes();
+    const all = after.all - before.all;
+    return all > 0 ? (after.busy - before.busy) / all : 0;
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The worker thread of `bench/xbrl.ts`: the replay upstream and the load clients, on their own
  * event loop, so the thread under measurement runs Quarry alone. Started with `workerData`
- * {fixturesDir}; posts {replayUrl}, waits for {url, key, body, clients, seconds}, runs the load and
+ * {fixturesDir}; posts {replayUrl}, waits for {url, key, body, clients, seconds, rate?}, runs the load and
  * posts {ok, failed, statuses, latencies}.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -13,6 +13,8 @@ interface Load {
   body: unknown;
   clients: number;
   seconds: number;
+  /** Paced: fact-view pairs (execute + record action) a second across all clients; absent: as fast as they answer. */
+  rate?: number;
 }
 
 async function post(base: string, key: string, path: string, payload: unknown): Promise<{ status: number; json: { results?: { record_id: string }[] }; ms: number }> {
@@ -40,8 +42,17 @@ async function run(load: Load) {
     }
   };
   await Promise.all(
-    Array.from({ length: load.clients }, async () => {
+    Array.from({ length: load.clients }, async (_, i) => {
+      // Paced: client i starts a pair every clients/rate seconds, staggered, however long the answers take.
+      const every = load.rate === undefined ? 0 : (load.clients / load.rate) * 1000;
+      let slot = performance.now() + (every * i) / load.clients;
       while (Date.now() < end) {
+        if (every > 0) {
+          const wait = slot - performance.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          slot += every;
+          if (Date.now() >= end) break;
+        }
         const ex = await post(load.url, load.key, "/v1/capabilities/companies.financials/execute", load.body);
         latencies.push(ex.ms);
         count(ex.status);

@@ -10,9 +10,16 @@
  *    execute `view: financials` on the recorded 10-Q then the `financials` record action (a second
  *    fetch and extraction). `monitorEventLoopDelay` (1 ms resolution) gives the longest single block
  *    of this thread. Target: no block over 20 ms. SEC's pacing (10 requests a second) is switched off
- *    here: it would hold the load to about three fact views a second. The scaled instance is run the
- *    same way, reported beside it (not a target: its 4,672 records per execute are what the store
- *    then writes).
+ *    here: it would hold the load to about three fact views a second.
+ *    Two loads, because on a small host they measure different things. Saturating (8 clients, each
+ *    as fast as it is answered): every core is busy with the load generator, the extraction workers,
+ *    the store's writer and the loop, so a late loop is largely a runnable thread waiting for a core.
+ *    Paced at half the pairs a second the saturating run reached, in the same run: the cores have
+ *    room, and a block is the loop's own work. For each, bench/loop-watch.ts splits the longest
+ *    block into the time the thread ran and the time it waited for a core, and gives the most the
+ *    thread ran within one block (Quarry's code and its garbage collection), with how busy the host's
+ *    cores were. The scaled instance is run saturating, reported beside them (not a target: its
+ *    4,672 records per execute are what the store then writes).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -27,6 +34,8 @@ import { MemoryRateLimiter } from "../src/limits/rate-limiter.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
+import { hostBusyMeter } from "./cpu.ts";
+import { type LoopBlocks, watchLoop } from "./loop-watch.ts";
 import type { BenchOptions } from "./options.ts";
 import { consoleTable, environmentLine, fmt, markdownTable, type Target, TARGET_HEADER, targetRow } from "./report.ts";
 import { percentile } from "./stats.ts";
@@ -115,6 +124,10 @@ interface LoadFigure {
   p99: number;
   loopMax: number;
   loopP99: number;
+  /** The loop's blocks split into running and waiting for a core (bench/loop-watch.ts). */
+  blocks: LoopBlocks;
+  /** Share of the host's cores busy during the run (0–1). */
+  hostBusy: number;
 }
 
 type LoadResult = { ok: number; failed: number; statuses: Record<string, number>; latencies: number[] };
@@ -136,7 +149,8 @@ async function loadWorker(fixturesDir: string): Promise<{ worker: Worker; replay
   return { worker, replayUrl, run };
 }
 
-async function underLoad(what: string, fixturesDir: string, seconds: number): Promise<LoadFigure> {
+/** Serve fact views under load: `rate` fact-view pairs a second across the clients, or as fast as they are answered. */
+async function underLoad(what: string, fixturesDir: string, seconds: number, rate?: number): Promise<LoadFigure> {
   const { worker, replayUrl, run } = await loadWorker(fixturesDir);
   const dataDir = mkdtempSync(join(tmpdir(), "quarry-bench-xbrl-"));
   const plan = { id: "bench", name: "Bench", credits: 1e12, period: "monthly", rateLimitPerMinute: 1e9 };
@@ -163,9 +177,13 @@ async function underLoad(what: string, fixturesDir: string, seconds: number): Pr
     await run({ url, key, body: BODY, clients: 2, seconds: 2 });
     const histogram = monitorEventLoopDelay({ resolution: 1 });
     const cpuBefore = mainThreadCpuMs();
+    const hostBusy = hostBusyMeter();
+    const watch = watchLoop();
     histogram.enable();
-    const result = await run({ url, key, body: BODY, clients: CLIENTS, seconds });
+    const result = await run({ url, key, body: BODY, clients: CLIENTS, seconds, ...(rate === undefined ? {} : { rate }) });
     histogram.disable();
+    const blocks = watch.stop();
+    const busy = hostBusy();
     const cpuAfter = mainThreadCpuMs();
     if (result.failed > 0) console.log(`  ${what}: ${result.failed} failed calls, statuses ${JSON.stringify(result.statuses)}`);
     const sorted = Float64Array.from(result.latencies).sort();
@@ -180,6 +198,8 @@ async function underLoad(what: string, fixturesDir: string, seconds: number): Pr
       p99: percentile(sorted, 99),
       loopMax: histogram.max / 1e6,
       loopP99: histogram.percentile(99) / 1e6,
+      blocks,
+      hostBusy: busy,
     };
   } finally {
     await app.close();
@@ -230,15 +250,37 @@ export async function runXbrlBench(options: BenchOptions): Promise<void> {
   const idle = await idleLoop(5000);
   const loadBefore = loadavg()[0]!;
   try {
-    loads = [await underLoad("recorded 10-Q", recorded.dir, options.duration), await underLoad(`scaled 10-Q ×${SCALE} (synthetic)`, large.dir, options.duration)];
+    const saturating = await underLoad("recorded 10-Q, saturating", recorded.dir, options.duration);
+    // Half the pairs a second (execute + record action) the saturating run reached on this host.
+    const rate = saturating.perSecond / 4;
+    const paced = await underLoad(`recorded 10-Q, paced at ${rate.toFixed(1)} pairs/s`, recorded.dir, options.duration, rate);
+    loads = [saturating, paced, await underLoad(`scaled 10-Q ×${SCALE} (synthetic), saturating`, large.dir, options.duration)];
   } finally {
     recorded.cleanup();
     large.cleanup();
     await closeXbrlPool();
   }
-  const loadHeader = ["fact views under load", "calls", "calls/s", "p50 ms", "p99 ms", "main-thread CPU ms/call", "longest loop block ms", "loop delay p99 ms"];
+  const loadHeader = [
+    "fact views under load",
+    "calls",
+    "calls/s",
+    "p50 ms",
+    "p99 ms",
+    "main-thread CPU ms/call",
+    "host cores busy",
+    "loop waiting for a core",
+    "longest loop block ms",
+    "longest block: ran / waited ms",
+    "most run in one block ms",
+    "loop delay p99 ms",
+  ];
+  const pct = (share: number | null) => (share === null ? "n/a" : `${(share * 100).toFixed(0)}%`);
+  const split = (b: LoopBlocks) =>
+    b.longest.runMs === null || b.longest.waitMs === null
+      ? `${fmt.ms(b.longest.blockMs)} (n/a)`
+      : `${fmt.ms(b.longest.blockMs)}: ${fmt.ms(b.longest.runMs)} / ${fmt.ms(b.longest.waitMs)}`;
   const loadRows = [
-    ["idle (this host, no load, 5 s)", "", "", "", "", "", fmt.ms(idle.max), fmt.ms(idle.p99)],
+    ["idle (this host, no load, 5 s)", "", "", "", "", "", "", "", fmt.ms(idle.max), "", "", fmt.ms(idle.p99)],
     ...loads.map((l) => [
       l.what,
       String(l.calls),
@@ -246,7 +288,11 @@ export async function runXbrlBench(options: BenchOptions): Promise<void> {
       fmt.ms(l.p50),
       fmt.ms(l.p99),
       l.cpuPerCall === undefined ? "n/a" : fmt.ms(l.cpuPerCall),
+      pct(l.hostBusy),
+      pct(l.blocks.waitShare),
       fmt.ms(l.loopMax),
+      split(l.blocks),
+      l.blocks.mostRun?.runMs == null ? "n/a" : fmt.ms(l.blocks.mostRun.runMs),
       fmt.ms(l.loopP99),
     ]),
   ];
@@ -255,6 +301,8 @@ export async function runXbrlBench(options: BenchOptions): Promise<void> {
   const bestPerMb = first.minMs / (first.bytes / 1048576);
   // A host that stalls an idle thread longer than the target cannot show whether Quarry meets it.
   const hostStalls = idle.max > 20;
+  const [saturating, paced] = loads as [LoadFigure, LoadFigure];
+  const ownWork = saturating.blocks.mostRun?.runMs ?? null;
   const targets: Target[] = [
     {
       label: "extraction, recorded 10-Q with labels (best of 200; median in the table)",
@@ -263,10 +311,22 @@ export async function runXbrlBench(options: BenchOptions): Promise<void> {
       pass: bestPerMb <= 100,
     },
     {
-      label: `longest event-loop block, recorded 10-Q under load${hostStalls ? ` (this host stalls an idle thread ${fmt.ms(idle.max)} ms)` : ""}`,
-      measured: `${fmt.ms(loads[0]!.loopMax)} ms`,
+      label: `longest event-loop block, recorded 10-Q, paced (host cores ${pct(paced.hostBusy)} busy)${hostStalls ? ` (this host stalls an idle thread ${fmt.ms(idle.max)} ms)` : ""}`,
+      measured: `${fmt.ms(paced.loopMax)} ms`,
       goal: "≤ 20 ms",
-      pass: hostStalls && loads[0]!.loopMax > 20 ? null : loads[0]!.loopMax <= 20,
+      pass: hostStalls && paced.loopMax > 20 ? null : paced.loopMax <= 20,
+    },
+    {
+      label: `longest event-loop block, recorded 10-Q, saturating (host cores ${pct(saturating.hostBusy)} busy, loop waiting for a core ${pct(saturating.blocks.waitShare)} of the time)`,
+      measured: `${fmt.ms(saturating.loopMax)} ms`,
+      goal: "≤ 20 ms",
+      pass: saturating.loopMax <= 20,
+    },
+    {
+      label: "most the loop ran within one block (its own work and GC, not waiting for a core), recorded 10-Q, saturating",
+      measured: ownWork === null ? "n/a (no schedstat)" : `${fmt.ms(ownWork)} ms`,
+      goal: "≤ 20 ms",
+      pass: ownWork === null ? null : ownWork <= 20,
     },
   ];
   console.log("\nExtraction\n" + consoleTable(header, rows));
