@@ -57,3 +57,24 @@ test("answer boxes: with a link they can be read; without one they have no url; 
   const page = toSearchPage(200, { answerBox: { answer: "42" }, organic: [] }, 1, 10);
   assert.equal(page.records[0]!.summary.kind, "answer_box");
 });
+
+test("num counts organic results; the answer box and knowledge graph come on the first page only", () => {
+  const organic = Array.from({ length: 3 }, (_, i) => ({ title: `R${i + 1}`, link: `https://example.com/${i + 1}`, position: i + 1 }));
+  const body = { answerBox: { answer: "42" }, knowledgeGraph: { title: "Forty-two", type: "Number" }, organic };
+  const first = toSearchPage(200, body, 1, 2);
+  assert.deepEqual(
+    first.records.map((r) => [r.summary.kind, r.summary.title]),
+    [
+      ["answer_box", "42"],
+      ["knowledge_graph", "Forty-two"],
+      ["organic", "R1"],
+      ["organic", "R2"],
+    ],
+  );
+  // A later page's box and knowledge graph would repeat the first page's records.
+  const later = toSearchPage(200, body, 2, 2);
+  assert.deepEqual(
+    later.records.map((r) => r.summary.kind),
+    ["organic", "organic"],
+  );
+});

@@ -79,16 +79,22 @@ export function organicRecord(item: Obj): RecordDraft | null {
   return withUrl({ title, url, ...defined({ snippet: str(item.snippet), position: int(item.position), date: str(item.date) }), kind: "organic" });
 }
 
-/** One answer → one page: answer box, knowledge graph, then at most `num` organic results. */
+/**
+ * One answer → one page: on the first page the answer box and knowledge graph, then at most `num`
+ * organic results (`num` counts organic results, as Serper's does). A later page's answer box or
+ * knowledge graph, should Serper send one, would repeat the first page's: it is not a record.
+ */
 export function toSearchPage(status: number, body: unknown, page: number, num: number): SourcePage {
   const root = readSerper(status, body);
   const records: RecordDraft[] = [];
-  const box = obj(root.answerBox);
-  const boxRecord = box === undefined ? null : answerBoxRecord(box);
-  if (boxRecord !== null) records.push(boxRecord);
-  const kg = obj(root.knowledgeGraph);
-  const kgRecord = kg === undefined ? null : knowledgeGraphRecord(kg);
-  if (kgRecord !== null) records.push(kgRecord);
+  if (page === 1) {
+    const box = obj(root.answerBox);
+    const boxRecord = box === undefined ? null : answerBoxRecord(box);
+    if (boxRecord !== null) records.push(boxRecord);
+    const kg = obj(root.knowledgeGraph);
+    const kgRecord = kg === undefined ? null : knowledgeGraphRecord(kg);
+    if (kgRecord !== null) records.push(kgRecord);
+  }
   const organic = (arr(root.organic) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
   const organicRecords = organic.map(organicRecord).filter((r): r is RecordDraft => r !== null).slice(0, num);
   records.push(...organicRecords);
