@@ -2,7 +2,8 @@
  * social.search end to end over HTTP against the replay upstream: each field's bounds (at execute and
  * through `update`, under /params), microblog posts billed per post returned with token paging,
  * `update` and its charge, `details` fetched once (1 credit on the microblog, free on the forum) and
- * then cached at 0, the forum's Reddit listing and its refusal from datacenter networks.
+ * then cached at 0, the forum's Reddit listing and its refusal from datacenter networks, and records
+ * found before an `update` that changed the platform keeping their own platform's details.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -204,6 +205,42 @@ describe("social.search forum (Reddit)", () => {
     assert.match(res.body.error.message, /Reddit refused the request \(HTTP 403, an HTML page\)/);
     assert.match(res.body.error.hint, /datacenter networks/);
     assert.equal(await kit.used(), used);
+  });
+});
+
+describe("social.search records found before an update that changed the platform", () => {
+  test("keep their own platform's details: the microblog's for 1 credit, the forum's free", async () => {
+    const ex = await kit.execute(microblog);
+    assert.equal(ex.status, 200, JSON.stringify(ex.body));
+    const post = ex.body.results[0];
+    const up = await kit.update(ex.body.search_id, { platform: "forum" });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    assert.equal(up.body.results[0].platform, "forum");
+    const forumPost = up.body.results[0];
+
+    const used = await kit.used();
+    const from = kit.h.replay.requests.length;
+    const before = await kit.action(post.record_id, "details");
+    assert.equal(before.status, 200, JSON.stringify(before.body));
+    assert.equal(before.body.detail.platform, "microblog");
+    assert.equal(before.body.detail.id, "1860000000000000001");
+    assert.equal(before.body.charged_credits, 1, "billed as the microblog's details, the platform it was found on");
+    assert.deepEqual(calls("twitterapi", from).map((r) => r.query.tweet_ids), ["1860000000000000001"]);
+    assert.equal(await kit.used(), used + 1);
+
+    const after = await kit.action(forumPost.record_id, "details");
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    assert.equal(after.body.detail.platform, "forum");
+    assert.equal(after.body.charged_credits, 0);
+
+    // And back: a forum record found before an update to the microblog keeps the forum's free details.
+    const forum = await kit.execute({ platform: "forum", query: "pop" });
+    const back = await kit.update(forum.body.search_id, { platform: "microblog" });
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    const res = await kit.action(forum.body.results[0].record_id, "details");
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.detail.platform, "forum");
+    assert.equal(res.body.charged_credits, 0);
   });
 });
 

@@ -109,6 +109,7 @@ export interface StoredRecordView {
   summary: JsonObject;
   ref: JsonObject | null;
   detail: JsonObject | null;
+  /** The query the record was found under (an `update` since does not change it). */
   query: JsonObject;
 }
 

@@ -9,7 +9,7 @@ import { actionNames } from "../capabilities/types.ts";
 import { ApiError, type CallOrigin, invalidRequest, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../errors.ts";
 import { type RecordFollowUpResponse, recordResponse } from "./envelope.ts";
 import { asProviderError, recordView, type SessionWork, UNKNOWN_ID_HINT } from "./routing.ts";
-import { searchActions } from "./session-state.ts";
+import { queryAt, searchActions } from "./session-state.ts";
 
 export async function recordFollowUp(
   work: SessionWork,
@@ -54,7 +54,7 @@ export async function recordFollowUp(
   if (!run) throw sessionExpired(STORED_DETAIL_GONE);
   const billed = await work.deps.billing.run(
     caller,
-    { capability: cap.id, operation: action, maxCredits: def.maxCredits(session.query), origin },
+    { capability: cap.id, operation: action, maxCredits: def.maxCredits(queryAt(session, record.position)), origin },
     async () => {
       const ctx = work.context(cap, origin);
       try {

@@ -28,7 +28,7 @@ import { whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
-import { type SessionState, stateJson, stateOf } from "./session-state.ts";
+import { queryAt, type SessionState, stateJson, stateOf } from "./session-state.ts";
 
 export interface SearchDeps {
   store: Store;
@@ -222,9 +222,9 @@ export class SessionWork {
   }
 }
 
-/** What a capability sees of a stored record (its detail mapping and its record actions). */
+/** What a capability sees of a stored record (its detail mapping and its record actions), with the query it was found under. */
 export function recordView(record: RecordRow, session: SessionRow): StoredRecordView {
-  return { summary: record.summary, ref: record.ref, detail: record.detail, query: session.query };
+  return { summary: record.summary, ref: record.ref, detail: record.detail, query: queryAt(session, record.position) };
 }
 
 /** The stored search as update rules see it. */

@@ -20,6 +20,13 @@ export type SessionState = {
   notes?: string[];
   /** The filters of the last answer, with their private tokens (stripped from answers). */
   filters?: Filter[];
+  /**
+   * The earlier result sets that hold records, oldest first: where each starts and the query it was
+   * found under (`update` replaces the session's query; a record found before keeps its own, so its
+   * actions run as it was found: the same variant, the same stay, the same price). Absent until an
+   * update follows a set with records.
+   */
+  earlier?: { from: number; query: JsonObject }[];
 };
 
 /** Session state is stored as JSON; its fields are all JSON values. */
@@ -35,6 +42,28 @@ export function hasMoreOf(cap: Capability, state: SessionState): boolean {
   if (cap.paging === "single") return false;
   if (cap.paging === "local") return state.served < (state.total ?? 0);
   return state.cursor !== null && state.cursor !== undefined;
+}
+
+/** The query the record at `position` was found under: its set's, or the session's current one. */
+export function queryAt(session: SessionRow, position: number): JsonObject {
+  const state = stateOf(session);
+  if (position >= state.start || state.earlier === undefined) return session.query;
+  let query = session.query;
+  for (const set of state.earlier) {
+    if (set.from > position) break;
+    query = set.query;
+  }
+  return query;
+}
+
+/**
+ * The earlier sets after an update replaces the current one: the current set joins them when it
+ * holds records (positions `start` to `nextPosition`).
+ */
+export function earlierAfterUpdate(session: SessionRow, state: SessionState): SessionState["earlier"] {
+  const held = state.nextPosition > state.start;
+  if (!held) return state.earlier;
+  return [...(state.earlier ?? []), { from: state.start, query: session.query }];
 }
 
 /** Search-scope actions a capability accepts (spec 2.5 `next.actions`). */

@@ -11,7 +11,7 @@ import type { SessionRow } from "../store/types.ts";
 import { unknownFieldMessage } from "../validation.ts";
 import { type ExecuteResponse, executeResponse } from "./envelope.ts";
 import { type SessionWork, sessionView } from "./routing.ts";
-import { freshSet, type SessionState } from "./session-state.ts";
+import { earlierAfterUpdate, freshSet, type SessionState } from "./session-state.ts";
 
 export async function update(
   work: SessionWork,
@@ -43,6 +43,8 @@ export async function update(
       const page = await work.runSearch(cap, query, null, origin, state.filters);
       const rows = work.records(cap, session.id, caller.account.id, page, start);
       const fresh = freshSet(cap, query, page, rows, start);
+      const earlier = earlierAfterUpdate(session, state);
+      if (earlier !== undefined) fresh.state.earlier = earlier;
       return {
         result: fresh,
         credits: page.credits,
