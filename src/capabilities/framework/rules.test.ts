@@ -38,6 +38,8 @@ test("exactlyOne and atLeastOne: none names the body; extras their own field", (
   assert.deepEqual(paths(one, { b: 1 }), []);
   // An update sending `c` beside a stored `a` keeps `c` and names it.
   assert.deepEqual(paths(one, { a: 1, c: 3 }, ["c"]), ["/c"]);
+  assert.deepEqual(paths(one, {}, ["a"]), ["/a"], "an update that removed the only one names it");
+  assert.deepEqual(paths(one, {}, ["num"]), [""], "an update that sent none of them names the body");
   const any = [atLeastOne(["query", "author"])];
   assert.deepEqual(paths(any, {}), [""]);
   assert.deepEqual(paths(any, {}, ["query"]), ["/query"], "an update that removed the last one names it");
@@ -69,6 +71,9 @@ test("sumAtMost: numbers and array lengths, another bound while a condition hold
 test("notBlank and custom", () => {
   assert.deepEqual(paths([notBlank("o")], { o: " \u200b " }), ["/o"]);
   assert.deepEqual(paths([notBlank("o")], { o: "x" }), []);
+  // The same characters as the schemas' not-blank pattern: soft hyphen, Hangul filler, controls.
+  for (const blank of ["\u00ad", "\u3164", "\u0001 ", "\ufe0f\u200d"]) assert.deepEqual(paths([notBlank("o")], { o: blank }), ["/o"], JSON.stringify(blank));
+  assert.deepEqual(paths([notBlank("o")], { o: "\u00adx" }), []);
   assert.deepEqual(paths([custom("c", () => [{ path: "/z", message: "m" }])], {}), ["/z"]);
 });
 

@@ -14,6 +14,7 @@
 import type { JsonObject, JsonValue } from "../types.ts";
 import type { Violation } from "../../errors.ts";
 import { pointer } from "../../errors.ts";
+import { NOT_BLANK_PATTERN } from "../../validation.ts";
 
 /** A condition on one field: present, or equal to a value. */
 export interface Condition {
@@ -152,7 +153,11 @@ export function exactlyOne(fields: string[], messages: { none?: string; extra?: 
     check(input) {
       const given = fields.filter((f) => present(input.query, f));
       const first = given[0];
-      if (first === undefined) return [{ path: "", message: messages.none ?? `Give exactly one of ${all}.` }];
+      if (first === undefined) {
+        // In an update that removed the one given (sent as null), point at it, as atLeastOne does.
+        const removed = input.sent === undefined ? undefined : fields.find((f) => input.sent!.has(f));
+        return [{ path: removed === undefined ? "" : pathPointer(removed), message: messages.none ?? `Give exactly one of ${all}.` }];
+      }
       // In an update, the field the caller sent is the one kept; the stored one is named as the extra.
       const keep = given.find((f) => sentField(input, f)) ?? first;
       return given
@@ -255,13 +260,16 @@ export function sumAtMost(
   };
 }
 
+/** What "not blank" means everywhere (src/validation.ts): the schema pattern's characters, as a rule. */
+const VISIBLE = new RegExp(NOT_BLANK_PATTERN);
+
 /** A string field must hold a character a person can see (for values a schema pattern cannot reach, e.g. inside unions). */
 export function notBlank(field: string): Rule {
   return {
     text: `${name(field)} must not be blank.`,
     check(input) {
       const v = valueAt(input.query, field);
-      if (typeof v !== "string" || /[^\s\u200b-\u200f\u2060\ufeff]/.test(v)) return [];
+      if (typeof v !== "string" || VISIBLE.test(v)) return [];
       return [{ path: pathPointer(field), message: "must not be blank (whitespace or invisible characters only)" }];
     },
   };

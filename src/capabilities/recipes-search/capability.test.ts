@@ -93,6 +93,8 @@ test("update: null removes a field, as in the default merge", () => {
   const cleared = merge({ query: "Risotto", num: 5 }, { query: null }, session);
   assert.deepEqual(cleared, { num: 5 });
   assert.equal(recipesSearch.checkRules(cleared as RecipesSearchQuery)[0]?.path, "");
+  // Through update, the selector the caller removed is named (under /params in the answer).
+  assert.equal(recipesSearch.checkRules(cleared as RecipesSearchQuery, new Set(["query"]))[0]?.path, "/query");
 });
 
 test("update: two supplied selectors survive the merge so the rule refuses them", () => {
