@@ -15,11 +15,11 @@ import { REALTIME_STATUSES, REQUESTED_TIME_STATUSES, SOURCE, toPage, toRequest }
 const point = (description: string) =>
   Type.Union([Type.String({ maxLength: 300, description: "An address or place name (not blank)." }), latLon()], { description });
 
-/** RFC 3339 with an explicit offset (Z or ±hh:mm), e.g. 2025-03-03T09:00:00-05:00. */
+/** RFC 3339 with an explicit offset (Z or ±hh:mm), e.g. 2025-03-03T09:00:00-05:00; `t` and `z` too (RFC 3339 §5.6). */
 const stamp = Type.String({
   format: "date-time",
   maxLength: 40,
-  pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$",
+  pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$",
   description: "An RFC 3339 timestamp with an explicit offset, e.g. 2025-03-03T09:00:00-05:00 (at most 40 characters).",
 });
 

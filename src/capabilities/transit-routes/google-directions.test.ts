@@ -123,12 +123,14 @@ test("schema and rules: endpoints, the two time shapes, preference, prefer, num"
   assert.deepEqual(at({ ...base, origin: { lat: 1, lon: 2 }, destination: { lat: 3, lon: 4 } }), []);
   assert.deepEqual(at({ ...base, origin: "" }), ["/origin"]);
   assert.deepEqual(at({ ...base, destination: " \u200b " }), ["/destination"]);
+  assert.deepEqual(at({ ...base, origin: "\u00ad\u3164" }), ["/origin"], "soft hyphen and Hangul filler are blank too");
   assert.deepEqual(at({ ...base, origin: "x".repeat(301) }), ["/origin"]);
   assert.deepEqual(at({ ...base, origin: { lat: 91, lon: 0 } }), ["/origin", "/origin/lat"]);
   assert.deepEqual(at({ destination: "B" }), ["/origin"]);
   for (const mode of ["depart_at", "arrive_by"]) {
     assert.deepEqual(at({ ...base, time: { mode, at: "2025-03-03T09:00:00+01:00" } }), []);
     assert.deepEqual(at({ ...base, time: { mode, at: "2025-03-03T09:00:00.250Z" } }), []);
+    assert.deepEqual(at({ ...base, time: { mode, at: "2025-03-03t09:00:00z" } }), [], "RFC 3339 §5.6 allows lower-case t and z");
     assert.deepEqual(at({ ...base, time: { mode, at: "2025-03-03T09:00:00" } }), ["/time/at"], "an offset is required");
     assert.deepEqual(at({ ...base, time: { mode, at: "2025-03-03 09:00:00Z" } }), ["/time/at"]);
     assert.deepEqual(at({ ...base, time: { mode, at: "2025-02-30T09:00:00Z" } }), ["/time/at"]);
