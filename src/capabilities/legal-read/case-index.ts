@@ -1,7 +1,7 @@
 /**
  * legal.read `case_index`: a decision from CourtListener by cluster id — the cluster
  * (`GET /api/rest/v4/clusters/{id}/`: case name, court, dates, its opinions' URLs) and each of its
- * opinions (`GET /api/rest/v4/opinions/{id}/`, at most MAX_OPINIONS), in the cluster's order. An
+ * opinions (`GET /api/rest/v4/opinions/{id}/`; a cluster of more than MAX_OPINIONS is refused), in the cluster's order. An
  * opinion's text is its `plain_text` when CourtListener has one — the same words as its
  * `html_with_citations`, which for opinions taken from PDFs is that text cut into inline `<pre>`
  * runs around citation links, so the plain text keeps the lines and paragraphs better — else the
@@ -20,8 +20,11 @@ import type { CapabilityContext } from "../types.ts";
 import { splitHtml, splitText } from "./split-pool.ts";
 import { type ReadDocument, type Section, sha256Hex } from "./sections.ts";
 
-/** The most opinions of one cluster read. */
-export const MAX_OPINIONS = 20;
+/**
+ * The most opinions of one cluster read in a call (the largest benches write a dozen). A cluster that
+ * lists more is refused, never served in part: its details say the whole document is available.
+ */
+export const MAX_OPINIONS = 100;
 
 /** CourtListener's opinion types (its `Opinion.OPINION_TYPES`). */
 const OPINION_TYPES: Readonly<Record<string, string>> = {
@@ -64,13 +67,18 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
   const cluster = obj(clusterRes.body);
   if (cluster === undefined) throw unexpected("the cluster");
   const opinionIds = (arr(cluster.sub_opinions) ?? []).map(idOfResource).filter((id): id is string => id !== undefined);
+  if (opinionIds.length > MAX_OPINIONS) {
+    throw new ApiError("provider_error", `CourtListener's cluster ${caselawId} lists ${opinionIds.length} opinions; Quarry reads at most ${MAX_OPINIONS} in one call.`, {
+      hint: "The decision cannot be read whole, so none of it is served; nothing was charged. Read it on CourtListener.",
+    });
+  }
   const bodies: string[] = [clusterRes.text ?? JSON.stringify(clusterRes.body)];
   const sections: Section[] = [];
   const syllabus = str(cluster.syllabus);
   if (syllabus !== undefined) sections.push(...(await splitHtml(syllabus, "Syllabus", { paragraphsOnly: true }, ctx.signal)).sections);
   let plainOnly = true;
   let htmlOnly = true;
-  for (const [i, id] of opinionIds.slice(0, MAX_OPINIONS).entries()) {
+  for (const [i, id] of opinionIds.entries()) {
     const res = await ctx.upstream.send<unknown>(opinionRequest(id), ctx.signal);
     const opinion = obj(res.body);
     if (res.status === 404 || opinion === undefined) {
@@ -85,8 +93,6 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
     else plainOnly = false;
   }
   const url = courtListenerPage(str(cluster.absolute_url), caselawId);
-  const notes =
-    opinionIds.length > MAX_OPINIONS ? [`The cluster lists ${opinionIds.length} opinions; the first ${MAX_OPINIONS} are read.`] : [];
   return {
     title: str(cluster.case_name) ?? str(cluster.case_name_full) ?? `CourtListener cluster ${caselawId}`,
     identifier: identifierOf.cluster(caselawId),
@@ -97,7 +103,6 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
     sha256: sha256Hex(...bodies),
     extractionMethod: plainOnly ? "api_text" : htmlOnly ? "api_html" : "api_text_and_html",
     sections,
-    notes,
     links: [{ label: "CourtListener", url }],
   };
 }

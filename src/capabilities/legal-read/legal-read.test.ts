@@ -11,7 +11,7 @@ import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest, UpstreamResponse } from "../../upstream/types.ts";
 import type { JsonObject } from "../types.ts";
 import { legalRead } from "./capability.ts";
-import { opinionSections } from "./case-index.ts";
+import { MAX_OPINIONS, opinionSections } from "./case-index.ts";
 import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
 import { HISTORICAL_WORK_IDS, HISTORICAL_WORKS } from "./historical-works.ts";
 import { htmlSections } from "./html-sections.ts";
@@ -149,6 +149,12 @@ test("CourtListener: the recorded cluster and its opinion, read as text; 404 is 
   // An opinion the cluster lists but CourtListener does not answer: the decision is not read in part.
   const missing = fakeContext((r: UpstreamRequest) => (r.path.includes("/clusters/") ? cluster : response(404, { detail: "Not found." })));
   await assert.rejects(legalRead.search(missing.ctx, q, null), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  // A cluster listing more opinions than one call reads is refused before any opinion is fetched,
+  // never served in part (its details would say the whole document is there).
+  const many = { ...(cluster as JsonObject), sub_opinions: Array.from({ length: MAX_OPINIONS + 1 }, (_, i) => `https://www.courtlistener.com/api/rest/v4/opinions/${i + 1}/`) };
+  const large = fakeContext((r: UpstreamRequest) => (r.path.includes("/clusters/") ? many : opinion));
+  await assert.rejects(legalRead.search(large.ctx, q, null), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /lists 101 opinions/.test(e.message));
+  assert.deepEqual(large.requests.map((r) => r.path), ["/api/rest/v4/clusters/10376225/"]);
 });
 
 test("an opinion without plain text is read from its best HTML rendering (CourtListener's order)", async () => {
