@@ -105,7 +105,7 @@ test("the hourly record for coordinates: the recorded hours; a long series shows
   assert.equal(cut.detail!.unit_system, "imperial");
 });
 
-test("errors: Open-Meteo's 400 reason and a body without the series are provider_error", () => {
+test("errors: Open-Meteo's 400 reason, a body without the series or without a timezone are provider_error", () => {
   assert.throws(
     () => toForecastRecord(400, { error: true, reason: "Forecast days is invalid." }, enschede, "daily", "metric"),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /Forecast days is invalid/.test(e.message),
@@ -113,6 +113,11 @@ test("errors: Open-Meteo's 400 reason and a body without the series are provider
   assert.throws(
     () => toForecastRecord(200, { timezone: "UTC" }, enschede, "daily", "metric"),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no forecast series/.test(e.message),
+  );
+  // Local times without the zone they are in cannot be read: refused, not given a zone Quarry chose.
+  assert.throws(
+    () => toForecastRecord(200, { daily: { time: ["2025-06-01"] }, daily_units: { time: "iso8601" } }, enschede, "daily", "metric"),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no timezone/.test(e.message),
   );
 });
 

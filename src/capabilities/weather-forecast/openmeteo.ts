@@ -169,7 +169,9 @@ export function toForecastRecord(status: number, body: unknown, place: ForecastP
   const full = readSeries(root[granularity], root[`${granularity}_units`], Number.POSITIVE_INFINITY);
   const limit = granularity === "hourly" ? SUMMARY_HOURS : Number.POSITIVE_INFINITY;
   const shown = readSeries(root[granularity], root[`${granularity}_units`], limit);
-  const timezone = str(root.timezone) ?? "GMT";
+  // Asked with timezone=auto, Open-Meteo always names the zone its local times are in; without it they could not be read.
+  const timezone = str(root.timezone);
+  if (timezone === undefined) throw new ApiError("provider_error", "Open-Meteo answered no timezone for its local times.");
   const location: JsonObject = defined({ name: place.name, admin1: place.admin1, country: place.country, latitude: place.latitude, longitude: place.longitude });
   const codes = codeSeries(full.series);
   const credit = { attribution: ATTRIBUTION, licence: { ...LICENCE } };
