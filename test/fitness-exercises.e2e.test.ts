@@ -22,8 +22,10 @@ after(async () => {
 const wgerCalls = (from: number) => kit.h.replay.requests.slice(from).filter((r) => r.prefix === "wger");
 const titles = (res: { body: { results: { title: string }[] } }) => res.body.results.map((r) => r.title);
 
+/** Wait for background work (a reload and its retries) to show; generous, as a busy host delays timers. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = performance.now() + 15_000;
+  while (!check() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.ok(check(), what);
 }
 
