@@ -164,6 +164,7 @@ test("a billed record action is one commit: answered with its failure uncharged,
         mode: "fetched",
         credits: 4,
         maxCredits: () => 4,
+        appliesTo: () => true,
         async run() {
           return { detail: { fetched: true }, links: [], credits: 4, costUsd: 0.004 };
         },

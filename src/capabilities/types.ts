@@ -135,6 +135,8 @@ export interface RuntimeAction {
    * not stored). Absent: a stored action without a stored detail is `410 session_expired`.
    */
   run?(ctx: BaseContext, record: StoredRecordView): Promise<ActionResult>;
+  /** Whether the action can run on the record (its handler would not refuse it for what it lacks). */
+  appliesTo(record: StoredRecordView): boolean;
 }
 
 /** Where a capability's availability stands in a deployment. */

@@ -39,9 +39,14 @@ export interface RecordFollowUpResponse {
   balance: Balance;
 }
 
+/**
+ * The answer to execute, `more` and `update`. `query`: the query the page's records were found under
+ * (the session's current one), which record actions may need to say whether they apply.
+ */
 export function executeResponse(
   cap: Capability,
   searchId: string,
+  query: JsonObject,
   state: SessionState,
   visible: RecordRow[],
   charged: number,
@@ -58,7 +63,8 @@ export function executeResponse(
   let notes = state.notes;
   if (hasMore) example = { search_id: searchId, action: "more" };
   else if (results.length > 0 && recordActions.length > 0) {
-    example = { record_id: results[0]!.record_id, action: recordActions[0]! };
+    example = firstRecordAction(cap, query, visible);
+    if (example === null) notes = [...(notes ?? []), noRecordActionNote(cap)];
   } else if (results.length === 0) notes = [...(notes ?? []), nothingMoreNote(cap)];
   return {
     search_id: searchId,
@@ -85,6 +91,22 @@ export function recordResponse(
   account: AccountRow,
 ): RecordFollowUpResponse {
   return { record_id: recordId, action, detail, links, cached, charged_credits: charged, balance: balanceOf(account) };
+}
+
+/** The first record of the page and the first of its actions that can run on it (a body valid right now), or null. */
+function firstRecordAction(cap: Capability, query: JsonObject, visible: RecordRow[]): JsonObject | null {
+  for (const row of visible) {
+    const record = { summary: row.summary, ref: row.ref, detail: row.detail, query };
+    const action = Object.values(cap.actions).find((a) => a.appliesTo(record));
+    if (action !== undefined) return { record_id: row.id, action: action.name };
+  }
+  return null;
+}
+
+/** The note of a last page none of whose records can take a record action (next.example is null then). */
+function noRecordActionNote(cap: Capability): string {
+  const then = cap.offersUpdate ? "send update with the fields to change, or execute again" : "execute again";
+  return `No record on this page can take a record action (${actionNames(cap).join(", ")}): each lacks what the action needs. To search for something else, ${then}.`;
 }
 
 /** The note of an empty page with nothing after it (next.example is null then). */

@@ -28,7 +28,7 @@ export async function moreLocal(
     credits: 0,
     persist: { sessionUpdate: work.sessionUpdate(session, next, []) },
   }));
-  return executeResponse(cap, session.id, next, visible, billed.charged, billed.account);
+  return executeResponse(cap, session.id, session.query, next, visible, billed.charged, billed.account);
 }
 
 export async function moreFromSource(
@@ -65,5 +65,5 @@ export async function moreFromSource(
       };
     },
   );
-  return executeResponse(cap, session.id, billed.result.next, billed.result.rows, billed.charged, billed.account);
+  return executeResponse(cap, session.id, session.query, billed.result.next, billed.result.rows, billed.charged, billed.account);
 }

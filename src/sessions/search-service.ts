@@ -70,7 +70,7 @@ export class SearchService {
         };
       },
     );
-    return executeResponse(cap, searchId, billed.result.state, billed.result.visible, billed.charged, billed.account);
+    return executeResponse(cap, searchId, query, billed.result.state, billed.result.visible, billed.charged, billed.account);
   }
 
   /** Serialize follow-ups on one session inside this instance (paging state is read-modify-write). */

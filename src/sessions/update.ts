@@ -53,7 +53,7 @@ export async function update(
       };
     },
   ));
-  return executeResponse(cap, session.id, billed.result.state, billed.result.visible, billed.charged, billed.account);
+  return executeResponse(cap, session.id, query, billed.result.state, billed.result.visible, billed.charged, billed.account);
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
-import { defineCapability } from "../framework/define.ts";
+import { defineCapability, type RecordView } from "../framework/define.ts";
 import { defaulted, isoDate, oneOf, text } from "../framework/fields.ts";
 import { range, requires, sumAtMost, validDate } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
@@ -41,6 +41,16 @@ export const flightsSearchSchema = Type.Object(
 );
 
 export type FlightsSearchQuery = Static<typeof flightsSearchSchema>;
+
+/**
+ * An outbound flight of a round trip (the search has a `return_date` and is not itself the return
+ * search): its departure token, which names the return flights; else undefined.
+ */
+function returnTokenOf(record: RecordView<FlightsSearchQuery>): string | undefined {
+  const token = record.ref?.departure_token;
+  const outbound = record.query.return_date !== undefined && record.query.departure_token === undefined;
+  return outbound && typeof token === "string" ? token : undefined;
+}
 
 export const flightsSearch = defineCapability({
   id: "flights.search",
@@ -108,12 +118,11 @@ export const flightsSearch = defineCapability({
         "`return_search` {capability, params}, free, no provider call.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
+      appliesTo: (record) => returnTokenOf(record) !== undefined || typeof record.ref?.booking_token === "string",
       async run(ctx, record) {
         const query = record.query;
-        const departureToken = record.ref?.departure_token;
-        if (query.return_date !== undefined && query.departure_token === undefined && typeof departureToken === "string") {
-          return returnSearchDetail(query, departureToken);
-        }
+        const departureToken = returnTokenOf(record);
+        if (departureToken !== undefined) return returnSearchDetail(query, departureToken);
         const bookingToken = record.ref?.booking_token;
         if (typeof bookingToken !== "string") {
           throw invalidRequest(

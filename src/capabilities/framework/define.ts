@@ -40,7 +40,7 @@ export interface RecordView<Q> {
   summary: JsonObject;
   ref: JsonObject | null;
   detail: JsonObject | null;
-  /** The query of the record's search (as last run). */
+  /** The query the record was found under (an `update` since does not change it). */
   query: Q;
 }
 
@@ -71,6 +71,11 @@ export interface ActionDecl<Q, Settings> {
    * it cannot act on by throwing `invalidRequest` (nothing is charged).
    */
   run?(ctx: CapabilityContext<Settings>, record: RecordView<Q>): Promise<ActionOutput>;
+  /**
+   * Whether the action can run on the record at all (default: every record). Records it cannot act on
+   * are refused by `run`; this says so beforehand, so an answer's `next.example` never suggests one.
+   */
+  appliesTo?(record: RecordView<Q>): boolean;
 }
 
 /** One variant of a capability: its keys, its source chain, and where it differs. */
@@ -198,6 +203,7 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
       mode: action.mode,
       credits: Math.max(...allCosts.map(creditsOf)),
       maxCredits: (query) => creditsOf(declFor(query).cost),
+      appliesTo: (record) => action.appliesTo?.(view<S>(record)) ?? true,
       ...(hasRun
         ? {
             async run(base: BaseContext, record: StoredRecordView): Promise<ActionResult> {

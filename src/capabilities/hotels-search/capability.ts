@@ -125,6 +125,7 @@ export const hotelsSearch = defineCapability({
         "offers with their links, and whether they fit the requested occupancy. 4 credits the first time, then cached.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
+      appliesTo: (record) => typeof record.ref?.property_token === "string" && record.ref.property_token !== "",
       async run(ctx, record) {
         const token = record.ref?.property_token;
         if (typeof token !== "string" || token === "") {

@@ -97,6 +97,7 @@ export const placesSearch = defineCapability({
       description: "Contacts, opening hours, location (address, plus code, coordinates), amenities and features of the place. 4 credits the first time, then cached.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
+      appliesTo: (record) => detailRequest(record.query, (record.ref ?? {}) as PlaceRef) !== undefined,
       async run(ctx, record) {
         const ref = (record.ref ?? {}) as PlaceRef;
         const request = detailRequest(record.query, ref);

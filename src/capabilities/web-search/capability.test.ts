@@ -129,6 +129,11 @@ test("read of an answer box without a link is refused (400 at /record_id), charg
   const [box] = search.body.results;
   assert.equal(box.kind, "answer_box");
   assert.equal(box.url, undefined);
+  // The answer's own next.example never suggests reading it: here no record can be read at all.
+  assert.equal(search.body.has_more, false);
+  assert.deepEqual(search.body.results.map((r: { kind: string }) => r.kind), ["answer_box"]);
+  assert.equal(search.body.next.example, null);
+  assert.match(search.body.notes.at(-1), /No record on this page can take a record action \(read\)/);
   assert.deepEqual(box.snippetHighlighted, ["299,792,458 metres per second"]);
   const used = await kit.used();
   const read = await kit.action(box.record_id, "read");

@@ -73,6 +73,8 @@ export function webSearchCapability(options: ReaderOptions = {}) {
         description: `The record's page as Markdown (main content, at most ${READ_MAX_CHARS} characters). 5 credits, then cached.`,
         mode: "fetched",
         cost: { perCall: 0.005 },
+        // An answer box without a link has no page.
+        appliesTo: (record) => typeof record.ref?.url === "string",
         async run(ctx, record) {
           const url = record.ref?.url;
           if (typeof url !== "string") {
