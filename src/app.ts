@@ -46,7 +46,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // error-handler.ts) carries the id of the request's own log line.
     genReqId: (req) => withRequestId(req, services.ids.requestId()),
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Requests read once the drain began are refused by the onRequest hook below, in the envelope
+    // (Fastify's own 503 has another body, without code, retryable or request id).
+    return503OnClosing: false,
     forceCloseConnections: "idle",
     routerOptions: { ignoreTrailingSlash: true },
     // Router-level refusals (bad percent-encoding, an over-long path segment) get the envelope too;
@@ -77,6 +79,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Callback-style hooks: an async hook costs a promise per request on the hot path.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", String(request.id));
+    if (connections.draining()) {
+      // Read after the shutdown began: the process is going away, so the request is not started.
+      done(new ApiError("service_unavailable", "Quarry is shutting down; the request was not run.", {
+        hint: "Send it again: a new connection reaches a running instance (this one once it restarts). Nothing was charged.",
+      }));
+      return;
+    }
     if (isClosing(request.raw.socket)) {
       // Read from a connection that closes after an answer already made (a request before this one
       // timed out): its own answer would be lost with the connection, so it must not run.

@@ -592,6 +592,14 @@ describe("graceful shutdown (SIGTERM)", () => {
           answers.map((a) => a.status),
           pipeline.statuses,
         );
+        // A request read after the signal is refused in the spec's envelope, like every other error.
+        for (const answer of answers.filter((a) => a.status === 503)) {
+          const { error } = JSON.parse(answer.body);
+          assert.equal(error.code, "service_unavailable");
+          assert.equal(error.retryable, true);
+          assert.match(error.message, /shutting down/);
+          assert.equal(error.requestId, answer.headers["x-request-id"]);
+        }
         assert.equal(after.used - before.used, pipeline.quotes * QUOTE_CREDITS, "charged exactly the answered calls");
         assert.equal(after.ledger, after.used);
         assert.ok(closedMs < GRACE_MS - 1000, `the connection closed ${closedMs} ms after the signal, not at the grace`);

@@ -28,6 +28,8 @@ type TrackedSocket = Socket & { [LATEST]?: ServerResponse; [CLOSING]?: true };
 export interface Connections {
   /** The graceful drain: from now on every connection closes after the answer to its latest request. */
   drain(): void;
+  /** Whether the drain has begun: a request read from now on is refused unrun (the onRequest hook). */
+  draining(): boolean;
   /** True while draining and `res` answers its connection's latest request (it may close it). */
   closesAfter(res: ServerResponse): boolean;
   /**
@@ -69,6 +71,7 @@ export function trackConnections(server: Server): Connections {
     drain() {
       draining = true;
     },
+    draining: () => draining,
     closesAfter,
     hijacked(res) {
       res.writeHead = writeHeadClosing as ServerResponse["writeHead"];
