@@ -3,6 +3,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { STAGES, TIERS } from "./sharpen/entitlement.ts";
 import { PROVIDERS, type ProviderDef } from "./upstream/providers.ts";
 
 export type SharpenTier = "sharpen" | "plus" | "ultra" | "ultra2x";
@@ -186,11 +187,11 @@ function loadPlans(env: Record<string, string | undefined>): Plan[] {
   if (!text) return DEFAULT_PLANS;
   const parsed: unknown = JSON.parse(text);
   if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError("plans must be a non-empty JSON array");
-  return parsed.map((p: Partial<Plan>, i) => {
-    if (!p || typeof p.id !== "string" || typeof p.credits !== "number") {
+  const plans = parsed.map((p: Partial<Plan>, i) => {
+    if (!p || typeof p.id !== "string" || p.id === "" || typeof p.credits !== "number") {
       throw new ConfigError(`plan ${i} needs at least id and credits`);
     }
-    return {
+    const plan: Plan = {
       id: p.id,
       name: p.name ?? p.id,
       credits: p.credits,
@@ -200,7 +201,31 @@ function loadPlans(env: Record<string, string | undefined>): Plan[] {
       sharpenTier: p.sharpenTier ?? "sharpen",
       sharpenDefaultStage: p.sharpenDefaultStage ?? "stage1",
     };
+    checkPlan(plan);
+    return plan;
   });
+  const ids = plans.map((p) => p.id);
+  const twice = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (twice !== undefined) throw new ConfigError(`plan "${twice}" is defined twice`);
+  return plans;
+}
+
+/**
+ * A plan's values as the contract shows them (GET /v1/account, the balance): a typo in QUARRY_PLANS
+ * stops the start with one line rather than answering out-of-contract values or refusing every call.
+ */
+function checkPlan(plan: Plan): void {
+  const wrong = (what: string) => new ConfigError(`plan "${plan.id}": ${what}`);
+  if (typeof plan.name !== "string" || plan.name === "") throw wrong("name must be a non-empty string");
+  if (!Number.isSafeInteger(plan.credits) || plan.credits < 0) throw wrong("credits must be a whole number of credits, 0 or more");
+  if (plan.period !== "once" && plan.period !== "monthly") throw wrong('period must be "once" or "monthly"');
+  if (!Number.isSafeInteger(plan.rateLimitPerMinute) || plan.rateLimitPerMinute < 1) throw wrong("rateLimitPerMinute must be a whole number, 1 or more");
+  const caps = plan.capabilities;
+  if (caps !== "*" && !(Array.isArray(caps) && caps.every((c) => typeof c === "string"))) {
+    throw wrong('capabilities must be "*" or a list of capability ids');
+  }
+  if (!TIERS.includes(plan.sharpenTier)) throw wrong(`sharpenTier must be one of ${TIERS.join(", ")}`);
+  if (!STAGES.includes(plan.sharpenDefaultStage)) throw wrong(`sharpenDefaultStage must be one of ${STAGES.join(", ")}`);
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {

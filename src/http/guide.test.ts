@@ -13,10 +13,17 @@ test("the guide's Sharpen section is this deployment's: its families' models and
       { ...reviewer, family: "family_a", model: "local-b" },
     ],
     tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 },
-  });
+  }, 600);
   const section = text.slice(text.indexOf("## Sharpen in this deployment"));
   assert.match(section, /\| `family_a` \| `local-b`, `local-c` \|\n\| `family_c` \| `local-a` \|/);
   assert.match(section, /\| `stage1` \| `sharpen` \| 1 \|\n\| `stage2` \| `plus` \| 2 \|\n\| `stage3` \| `ultra` \| 3 \|\n\| `stage3\+` \| `ultra2x` \| 7 \|/);
   assert.doesNotMatch(section, /family_b/);
-  assert.match(renderGuide(registry, { declared: [], tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 } }), /\(none configured\)/);
+  assert.match(renderGuide(registry, { declared: [], tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 } }, 600), /\(none configured\)/);
+});
+
+test("the guide states MCP's limits as enforced: tool calls on the key's limit, the rest on the protocol bound", () => {
+  const text = renderGuide(registry, { declared: [], tierCredits: { sharpen: 1, plus: 2, ultra: 3, ultra2x: 7 } }, 250);
+  assert.match(text, /each tool call is\none request/);
+  assert.match(text, /separate, larger\nper-key bound \(250 a minute\)/);
+  assert.doesNotMatch(text, /\{mcp_protocol_rate\}/);
 });

@@ -45,8 +45,9 @@ function sharpenSection(sharpen: Pick<SharpenSettings, "declared" | "tierCredits
   ].join("\n");
 }
 
-export function renderGuide(registry: Registry, sharpen: Pick<SharpenSettings, "declared" | "tierCredits">): string {
-  const text = readFileSync(new URL("./guide.md", import.meta.url), "utf8");
+/** The guide as served: guide.md with this deployment's MCP protocol bound, capabilities and Sharpen. */
+export function renderGuide(registry: Registry, sharpen: Pick<SharpenSettings, "declared" | "tierCredits">, mcpProtocolPerMinute: number): string {
+  const text = readFileSync(new URL("./guide.md", import.meta.url), "utf8").replace("{mcp_protocol_rate}", String(mcpProtocolPerMinute));
   const rows = Object.values(registry)
     .map((cap) => `| \`${cap.id}\` | ${cap.title} | ${cap.paging} | ${cap.typicalCredits} | ${cap.summary} |`)
     .join("\n");
