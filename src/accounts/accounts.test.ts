@@ -90,10 +90,14 @@ function suite(name: string, open: () => Promise<{ store: Store; cleanup: () => 
       // Same plan again, days later: the subscription goes on untouched.
       await spend(created.id, 50);
       clock.set(Y + 3 * DAY);
+      await accounts.update(created.id, { status: "past_due", cadence: "annual" });
       const again = await accounts.setPlan(created.id, "pro");
       assert.equal(again.periodEnd, addMonths(Y, 1));
       assert.equal(again.periodAnchor, Y);
       assert.equal(again.creditsUsed, 50);
+      assert.equal(again.status, "past_due", "the same plan does not reinstate the account");
+      assert.equal(again.cadence, "annual");
+      await accounts.update(created.id, { status: "active", cadence: "monthly" });
 
       // Before the end nothing rolls; once it has passed, the next billable call's roll ends the
       // new period on Y + 2 months (May 31st, not April 30th + 1 month).

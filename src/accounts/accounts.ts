@@ -85,7 +85,8 @@ export class AccountService {
    * monthly on the subscription anniversary):
    * - a different paid plan starts a new subscription now: anchor = now, the period ends a month
    *   later, `used` starts from 0 under the new cap (holds of calls in flight stay and settle in it);
-   * - the same plan keeps its subscription: anchor, period end and `used` are left as they are;
+   * - the same plan keeps its subscription: anchor, period end, `used`, status and cadence are left
+   *   as they are (only the cap follows the plan's configuration);
    * - a plan granted once has no period (anchor and period end cleared). Its grant is given once:
    *   leaving it for a paid plan keeps what the grant had used (`grantUsed`), coming back from a
    *   paid plan puts that back as `used`, and moving between plans granted once keeps `used`.
@@ -95,10 +96,14 @@ export class AccountService {
     if (!plan) throw new ApiError("invalid_request", `No plan "${planId}".`);
     const account = await this.mustGet(accountId);
     const now = this.clock.now();
-    const patch: AccountPatch = this.planFields(plan);
     // An account whose period does not fit its plan (the plan's period was reconfigured) is set right.
     const periodFits = plan.period === "once" ? account.periodEnd === null : account.periodEnd !== null;
-    if (plan.id !== account.planId || !periodFits) {
+    const sameSubscription = plan.id === account.planId && periodFits;
+    // The same plan again keeps the subscription whole, its status and cadence included (a past-due or
+    // canceled account is not reinstated by it: `status set` does that); another plan starts a new one.
+    const { status, cadence, ...capOnly } = this.planFields(plan);
+    const patch: AccountPatch = sameSubscription ? capOnly : { ...capOnly, status, cadence };
+    if (!sameSubscription) {
       // Which kind of plan the account is on now, by its period (the plan itself may be gone).
       const wasOnce = account.periodEnd === null;
       if (plan.period === "once") {

@@ -380,7 +380,7 @@ export const COMMANDS: CommandDef[] = [
     args: ["<account>", "<plan>"],
     options: [],
     usage: "plan set <account> <plan>",
-    summary: "Move an account to a plan (its cap, status, cadence; another paid plan starts a new period now).",
+    summary: "Move an account to a plan: another plan sets its cap, status and cadence and starts a new period now; its own plan again only refreshes the cap.",
     async run(ctx, [accountId, planId]) {
       if (!findPlan(ctx.config, planId!)) {
         throw new CliError(`unknown plan "${planId}" (plans: ${planList(ctx.config)})`);
