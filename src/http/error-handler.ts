@@ -40,8 +40,12 @@ export function toApiError(error: unknown): ApiError {
   });
 }
 
-/** `/mcp/k` however a path spells it (any case, repeated slashes) and everything after it up to the query. */
-const MCP_KEY_ROUTE = /\/+mcp\/+k(?=[/?#]|$)[^?#]*/gi;
+/**
+ * `/mcp/k` however a path spells it (any case, repeated slashes) and everything after it up to the
+ * query. A match starts only at the first slash of a run (the lookbehind): tried at every slash of a
+ * long run, `\/+` made the scan quadratic (16 KB of slashes took 120 ms of the event loop per request).
+ */
+const MCP_KEY_ROUTE = /(?<!\/)\/+mcp\/+k(?=[/?#]|$)[^?#]*/gi;
 /** A live key's or OAuth token's prefix and what follows it, wherever in the URL it appears. */
 const KEY_SHAPED = /(qk_live_|qat_|qrt_)[0-9a-z]*/gi;
 const PERCENT_BYTE = /%([0-9a-f]{2})/gi;
