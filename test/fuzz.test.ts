@@ -557,7 +557,7 @@ async function seedPeople(mainAccountId: string) {
     );
     assert.equal(start.status, 303);
     await people.visitor.get("/dashboard/authorize");
-    const back = await people.visitor.post("/dashboard/authorize", { decision: "approve" });
+    const back = await people.visitor.post("/dashboard/authorize", { decision: "approve", request: people.visitor.consentRequest });
     const code = new URL(back.location!).searchParams.get("code")!;
     const tokens = await fetch(`${h.url}/oauth/token`, {
       method: "POST",

@@ -91,7 +91,7 @@ async function consent(visitor: Visitor, authorizationUrl: URL, decision: "appro
   const page = await visitor.get("/dashboard/authorize");
   assert.equal(page.status, 200, page.text.slice(0, 400));
   assert.match(page.headers.get("content-security-policy") ?? "", /form-action 'self' http:\/\/127\.0\.0\.1:49152/);
-  const answer = await visitor.post("/dashboard/authorize", { decision });
+  const answer = await visitor.post("/dashboard/authorize", { decision, request: visitor.consentRequest });
   assert.equal(answer.status, 303, answer.text.slice(0, 400));
   return new URL(answer.location!);
 }
@@ -391,6 +391,42 @@ describe("the protocol's refusals", () => {
     // A denial goes back as access_denied.
     const denied = await consent(visitor, new URL(h.url + at(base)), "deny");
     assert.equal(denied.searchParams.get("error"), "access_denied");
+  });
+
+  test("Connect approves the request its page showed, not one another page started behind it", async () => {
+    const registerAs = async (name: string, redirect: string) => {
+      const res = await fetch(`${h.url}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: name, redirect_uris: [redirect], token_endpoint_auth_method: "none", grant_types: ["authorization_code"] }),
+      });
+      assert.equal(res.status, 201);
+      return ((await res.json()) as { client_id: string }).client_id;
+    };
+    const evil = await registerAs("Evil Host", "https://evil.example/cb");
+    const at = (client: string, redirect: string) =>
+      `/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: client, redirect_uri: redirect, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`;
+    // The person reads the consent page of the app they started...
+    await visitor.get(at(clientId, REDIRECT));
+    const shown = await visitor.get("/dashboard/authorize");
+    assert.match(shown.text, /Connect “Manual”\?/);
+    const shownRequest = visitor.consentRequest;
+    // ...while another page opens an authorization request of its own in the same session.
+    const behind = await fetch(`${h.url}${at(evil, "https://evil.example/cb")}`, { redirect: "manual", headers: { cookie: visitor.cookieHeader } });
+    assert.equal(behind.status, 303);
+    // Connect on the page they read: not approved for the other app; its own request is shown instead.
+    const click = await visitor.post("/dashboard/authorize", { decision: "approve", request: shownRequest });
+    assert.equal(click.status, 303);
+    assert.equal(click.location, "/dashboard/authorize");
+    const now = await visitor.get("/dashboard/authorize");
+    assert.match(now.text, /Connect “Evil Host”\?/);
+    assert.notEqual(visitor.consentRequest, shownRequest);
+    // Without the page's request id nothing is answered either.
+    assert.equal((await visitor.post("/dashboard/authorize", { decision: "approve" })).location, "/dashboard/authorize");
+    // Cancel on the page now shown answers that request, as the person chose.
+    const cancel = await visitor.post("/dashboard/authorize", { decision: "deny", request: visitor.consentRequest });
+    assert.equal(new URL(cancel.location!).searchParams.get("error"), "access_denied");
+    assert.equal(new URL(cancel.location!).origin, "https://evil.example");
   });
 
   test("a person who is not signed in signs in first and comes back to the consent", async () => {

@@ -160,7 +160,7 @@ test("OAuth tokens, codes, client secrets and dashboard passwords never reach a 
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   await visitor.get(`/oauth/authorize?${new URLSearchParams({ response_type: "code", client_id: registered.client_id, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" })}`);
   await visitor.get("/dashboard/authorize");
-  const code = new URL((await visitor.post("/dashboard/authorize", { decision: "approve" })).location!).searchParams.get("code")!;
+  const code = new URL((await visitor.post("/dashboard/authorize", { decision: "approve", request: visitor.consentRequest })).location!).searchParams.get("code")!;
   const basic = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString("base64")}`;
   const tokens = (await (
     await fetch(`${h.url}/oauth/token`, {

@@ -320,7 +320,7 @@ ${
 }
 
 export function consentPage(
-  v: { clientName: string; redirectHost: string; accountName: string; email: string },
+  v: { requestId: string; clientName: string; redirectHost: string; accountName: string; email: string },
   common: Omit<LayoutOptions, "title" | "body">,
 ): string {
   return layout({
@@ -332,8 +332,8 @@ export function consentPage(
 <ul class="checks"><li>run searches and Sharpen reviews that spend this account's credits;</li><li>read the account's plan and balance.</li></ul>
 <p class="muted small">It will be sent back to <code>${v.redirectHost}</code>. It never sees your password or your API keys, and you can disconnect it at any time under Keys &amp; apps.</p>
 <div class="actions">
-<form method="post" action="/dashboard/authorize"><input type="hidden" name="_csrf" value="${common.csrf}"><input type="hidden" name="decision" value="approve"><button type="submit" class="button primary">Connect</button></form>
-<form method="post" action="/dashboard/authorize"><input type="hidden" name="_csrf" value="${common.csrf}"><input type="hidden" name="decision" value="deny"><button type="submit" class="button">Cancel</button></form>
+<form method="post" action="/dashboard/authorize"><input type="hidden" name="_csrf" value="${common.csrf}"><input type="hidden" name="request" value="${v.requestId}"><input type="hidden" name="decision" value="approve"><button type="submit" class="button primary">Connect</button></form>
+<form method="post" action="/dashboard/authorize"><input type="hidden" name="_csrf" value="${common.csrf}"><input type="hidden" name="request" value="${v.requestId}"><input type="hidden" name="decision" value="deny"><button type="submit" class="button">Cancel</button></form>
 </div>
 </section>`,
   });

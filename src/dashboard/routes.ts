@@ -499,7 +499,7 @@ function dashboardPages(
     // OAuth consent (the request was checked and kept by GET /oauth/authorize).
     const pending = (request: FastifyRequest): PendingAuthorization | null => {
       const waiting = request.session.oauth;
-      return waiting && waiting.expiresAt > Date.now() ? waiting : null;
+      return waiting && typeof waiting.id === "string" && waiting.expiresAt > Date.now() ? waiting : null;
     };
     const nothingWaiting = (reply: FastifyReply, person: Person, request: FastifyRequest) =>
       send(
@@ -529,6 +529,7 @@ function dashboardPages(
           reply,
           consentPage(
             {
+              requestId: waiting.id,
               clientName: waiting.clientName,
               redirectHost: target.protocol === "http:" || target.protocol === "https:" ? target.host : target.protocol,
               accountName: person.account.name,
@@ -546,6 +547,9 @@ function dashboardPages(
       action(async (request, reply, person) => {
         const waiting = pending(request);
         if (!waiting) return nothingWaiting(reply, person, request);
+        // The answer is for the request the page showed: another one started since (in another tab,
+        // or by a page that opened /oauth/authorize behind this one) is shown afresh, not approved.
+        if (field(request.body, "request") !== waiting.id) return reply.redirect("/dashboard/authorize", 303);
         const decision = field(request.body, "decision");
         if (decision !== "approve" && decision !== "deny") throw new ApiError("invalid_request", "Choose Connect or Cancel.");
         request.session.oauth = undefined;

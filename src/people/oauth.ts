@@ -66,6 +66,11 @@ export const AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"
 /** An authorization request checked and waiting for the person's consent (kept in their dashboard session). */
 export interface PendingAuthorization {
   [key: string]: string | number | undefined;
+  /**
+   * This request's own id, sent back by the consent form: a click approves the request the page
+   * showed, never another one a second /oauth/authorize put in the session meanwhile.
+   */
+  id: string;
   clientId: string;
   clientName: string;
   redirectUri: string;
@@ -273,6 +278,7 @@ export class OAuthService {
     // The scope asked for is not refused: what is granted is the one scope there is (RFC 6749 §3.3).
     param(params, "scope");
     return {
+      id: randomBase62(22),
       clientId: client.info.client_id,
       clientName: client.info.client_name ?? "An unnamed app",
       redirectUri: client.redirectUri,

@@ -20,6 +20,8 @@ export class Visitor {
   readonly cookies = new Map<string, string>();
   /** The CSRF token of the last page read that had a form. */
   csrf = "";
+  /** The consent form's request id on the last consent page read (POST /dashboard/authorize sends it back). */
+  consentRequest = "";
 
   constructor(readonly base: string) {}
 
@@ -51,6 +53,8 @@ export class Visitor {
     const text = await res.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(text);
     if (token) this.csrf = token[1]!;
+    const consent = /name="request" value="([^"]+)"/.exec(text);
+    if (consent) this.consentRequest = consent[1]!;
     return { status: res.status, headers: res.headers, text, location: res.headers.get("location") };
   }
 
