@@ -658,6 +658,18 @@ describe("MCP refusals", () => {
     assert.equal((await h.store.getAccount(accountId))!.creditsUsed, charged);
     assert.equal(await h.store.ledgerTotal(accountId), charged, "the refused calls cost nothing");
   });
+
+  test("a body nested far past the call stack, spelled with escapes: 401 without a key, answered with one, never 500", async () => {
+    // Parsed with a reviver (recursive), such a body overflowed the stack before the key was checked.
+    const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+    const text = `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"s":"\\u0041","d":${deep}}}`;
+    const anonymous = await rawPost(`${h.url}/mcp`, text);
+    assert.equal(anonymous.status, 401, anonymous.text.slice(0, 200));
+    const { key } = await h.account("free");
+    const answered = await rawPost(`${h.url}/mcp/k/${key}`, text);
+    assert.equal(answered.status, 200, answered.text.slice(0, 200));
+    assert.deepEqual(answered.body.result, {});
+  });
 });
 
 describe("MCP isolation", () => {

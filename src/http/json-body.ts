@@ -72,6 +72,28 @@ export function poisonedKeys(root: unknown): Violation[] {
   return found;
 }
 
+/**
+ * Delete, in place, every key of `root` that could set or reach a prototype (the keys poisonedKeys
+ * names). Iterative, like poisonedKeys: a body may nest deeper than the call stack, which a
+ * `JSON.parse` reviver (recursive) does not survive.
+ */
+export function dropPrototypeKeys(root: unknown): void {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== "object" || value === null) continue;
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (isPrototypeKey(key, record[key])) delete record[key];
+      else stack.push(record[key]);
+    }
+  }
+}
+
 /** Parse a request body's text; throws ApiError invalid_request as described above. */
 export function parseJsonBody(text: string): unknown {
   if (text.length === 0) throw refuse("The body is empty; send a JSON object.");

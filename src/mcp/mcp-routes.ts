@@ -27,7 +27,7 @@ import { ApiError, invalidRequest } from "../errors.ts";
 import { bearerKey, publicBase, type RateBucket, withChallenge } from "../http/auth.ts";
 import { hostAllowed, originAllowed } from "./rebinding.ts";
 import { originOf } from "../http/origin.ts";
-import { isPrototypeKey, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
+import { dropPrototypeKeys, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { DEMO_NOTE } from "../catalog/catalog-service.ts";
 import { isObject } from "../validation.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
@@ -90,11 +90,6 @@ async function admit(services: Services, key: string | undefined, reply: Fastify
   return { caller: caller!, limited };
 }
 
-/** Drops prototype-poisoning keys from what the SDK will parse (its schemas copy keys onto objects). */
-function safeKeys(key: string, value: unknown): unknown {
-  return isPrototypeKey(key, value) ? undefined : value;
-}
-
 /**
  * The body decoded as the SDK decodes it when it parses the body itself (as fetch's `json()` does: a
  * leading byte order mark dropped, malformed bytes replaced). Had the two readings differed (a BOM
@@ -153,7 +148,9 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
     if (violations.length > 0 && !refused.has(m.id))
       refused.set(m.id, invalidRequest(violations, "The arguments hold keys that are refused."));
   }
-  return { message: JSON.parse(text, safeKeys), refused };
+  // Prototype keys are dropped before the SDK sees the message (its schemas copy keys onto objects).
+  dropPrototypeKeys(message);
+  return { message, refused };
 }
 
 /**
