@@ -10,6 +10,8 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { hashKey } from "../src/accounts/accounts.ts";
+import { ANONYMOUS_SESSION_TTL_MS, sessionIdHash } from "../src/dashboard/session-store.ts";
+import { NEW_SESSIONS_PER_ADDRESS, SESSION_COOKIE } from "../src/dashboard/routes.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { PASSWORD, person, Visitor } from "./helpers/people.ts";
 
@@ -99,6 +101,36 @@ describe("signing in", () => {
       assert.deepEqual(statuses, [400, 400, 400, 400, 400, 400, 400, 429]);
     } finally {
       await limited.close();
+    }
+  });
+
+  test("sessions started without signing in last 30 minutes, and an address may start only so many", async () => {
+    const own = await startHarness();
+    try {
+      const v = new Visitor(own.url);
+      assert.equal((await v.get("/dashboard/sign-in")).status, 200);
+      const cookie = decodeURIComponent(v.cookies.get(SESSION_COOKIE)!);
+      const row = await own.store.getWebSession(sessionIdHash(cookie.slice(0, cookie.lastIndexOf("."))));
+      assert.ok(row !== null && row.accountId === null);
+      const left = row.expiresAt - Date.now();
+      assert.ok(left > 25 * 60_000 && left <= ANONYMOUS_SESSION_TTL_MS, `${left} ms left`);
+      // The same visitor reading the page again starts nothing new.
+      for (let i = 0; i < 3; i++) assert.equal((await v.get("/dashboard/sign-in")).status, 200);
+      // Cookie-less visits each start one: the address's allowance, then 429 with Retry-After.
+      // (The visitor above started the first.)
+      const statuses: number[] = [];
+      for (let i = 1; i < NEW_SESSIONS_PER_ADDRESS; i++) statuses.push((await fetch(`${own.url}/dashboard/sign-in`)).status);
+      assert.deepEqual(new Set(statuses), new Set([200]));
+      const refused = await fetch(`${own.url}/dashboard/sign-in`, { redirect: "manual" });
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      // A visitor who already has a session signs in as before.
+      const { accountId } = await own.account();
+      const email = `${accountId.toLowerCase()}@example.com`;
+      await own.services.logins.create(accountId, email, PASSWORD);
+      assert.equal((await v.post("/dashboard/sign-in", { email, password: PASSWORD })).status, 303);
+    } finally {
+      await own.close();
     }
   });
 

@@ -16,6 +16,7 @@ import fastifyCsrf from "@fastify/csrf-protection";
 import fastifyFormbody from "@fastify/formbody";
 import fastifyHelmet from "@fastify/helmet";
 import fastifySession from "@fastify/session";
+import { hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { addMonths } from "../accounts/periods.ts";
@@ -59,6 +60,12 @@ const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** A client address may try this many times the per-email sign-in limit (several people behind one NAT). */
 const PER_ADDRESS_FACTOR = 5;
 const KEY_NAME_MAX = 100;
+/**
+ * Sessions one client address may start without signing in (each cookie-less sign-in page or OAuth
+ * request writes one) per SIGN_IN_WINDOW_MS: a person needs a few, an office behind one address a few
+ * hundred; a script asking for more is refused, so it cannot fill the store (each lasts 30 minutes).
+ */
+export const NEW_SESSIONS_PER_ADDRESS = 300;
 
 /** Messages a redirect may ask a page to show (by name: nothing sent is echoed). */
 const NOTICES: Record<string, string> = {
@@ -114,6 +121,26 @@ export function periodStart(account: AccountRow): number {
  * that cannot keep it now (read-only, or down at start) gets one for this process only, said in the log:
  * sessions then end with the process.
  */
+/**
+ * Whether this request may start a session nobody has signed in to: one it already has (a CSRF
+ * secret or a waiting OAuth request in it) always may; a new one counts against its address.
+ */
+async function roomForSession(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const session = request.session;
+  if (session.accountId !== undefined || session._csrf !== undefined || session.oauth !== undefined) return true;
+  const hit = await services.limiter.hit(await services.limitName(`new-session-ip:${request.ip}`), NEW_SESSIONS_PER_ADDRESS, SIGN_IN_WINDOW_MS);
+  if (!hit.allowed) reply.header("retry-after", String(Math.max(1, Math.ceil(hit.resetMs / 1000))));
+  return hit.allowed;
+}
+
+/** The answer to a request refused by roomForSession. */
+function tooManySessions(reply: FastifyReply) {
+  return reply
+    .code(429)
+    .type("text/html; charset=utf-8")
+    .send(messagePage({ title: "Too many visits", message: "This address has started too many sessions without signing in. Try again in a few minutes." }));
+}
+
 async function sessionSecret(app: FastifyInstance, services: Services): Promise<string> {
   try {
     return await services.store.setting("dashboard_session_secret", randomBase62(64));
@@ -285,6 +312,7 @@ function dashboardPages(
 
     pages.get("/sign-in", async (request, reply) => {
       if (await currentPerson(request)) return reply.redirect("/dashboard", 303);
+      if (!(await roomForSession(services, request, reply))) return tooManySessions(reply);
       const next = (request.query as Record<string, unknown>).next;
       const noticeText = notice(request);
       return send(
@@ -314,17 +342,17 @@ function dashboardPages(
         );
       if (email.trim() === "" || password === "") return again("Enter your email and password.", 400);
       // Counted before the password is checked: guessing costs attempts whatever the answer.
+      // The address first: an address already refused adds no counter for the emails it makes up
+      // (the limiter's memory stays bounded by what allowed addresses try); emails are kept hashed.
       const perEmail = config.dashboard.signInPer15Minutes;
-      const byEmail = await services.limiter.hit(
-        await services.limitName(`signin:${email.trim().toLowerCase().slice(0, 254)}`),
-        perEmail,
-        SIGN_IN_WINDOW_MS,
-      );
       const byAddress = await services.limiter.hit(
         await services.limitName(`signin-ip:${request.ip}`),
         perEmail * PER_ADDRESS_FACTOR,
         SIGN_IN_WINDOW_MS,
       );
+      const byEmail = byAddress.allowed
+        ? await services.limiter.hit(await services.limitName(`signin:${hash("sha256", email.trim().toLowerCase().slice(0, 254), "hex")}`), perEmail, SIGN_IN_WINDOW_MS)
+        : byAddress;
       if (!byEmail.allowed || !byAddress.allowed) {
         const wait = Math.max(1, Math.ceil(Math.max(byEmail.allowed ? 0 : byEmail.resetMs, byAddress.allowed ? 0 : byAddress.resetMs) / 1000));
         reply.header("retry-after", String(wait));
@@ -583,13 +611,17 @@ async function authorizeEndpoint(scope: FastifyInstance, services: Services, htt
         .type("text/html; charset=utf-8")
         .send(messagePage({ title: "This connection request is not valid", message: `${error.message} (${error.errorCode})` }));
     }
+    let checked: PendingAuthorization;
     try {
-      request.session.oauth = services.oauth.checkRequest(params, client, base);
+      checked = services.oauth.checkRequest(params, client, base);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       const state = typeof params.state === "string" ? params.state : undefined;
       return reply.redirect(services.oauth.errorRedirect(client.redirectUri, error, state, base), 302);
     }
+    // Kept in the session: a new one (no sign-in yet) counts against the address, as the sign-in page's.
+    if (!(await roomForSession(services, request, reply))) return tooManySessions(reply);
+    request.session.oauth = checked;
     return reply.redirect("/dashboard/authorize", 303);
   });
 }

@@ -18,6 +18,13 @@ export function sessionIdHash(sessionId: string): string {
 type Callback = (err?: unknown) => void;
 type GetCallback = (err: unknown, result?: Session | null) => void;
 
+/**
+ * How long a session nobody has signed in to is kept (a sign-in form's CSRF secret, an OAuth request
+ * waiting for sign-in): long enough to fill in the form, short enough that cookie-less visits, each of
+ * which starts one, cannot pile rows up for the signed-in lifetime.
+ */
+export const ANONYMOUS_SESSION_TTL_MS = 30 * 60 * 1000;
+
 export class StoreSessionStore implements SessionStore {
   constructor(
     private readonly store: Store,
@@ -30,8 +37,10 @@ export class StoreSessionStore implements SessionStore {
     // JSON of the session: its data and its cookie's settings (expires, maxAge), as the plugin reads back.
     const data = JSON.parse(JSON.stringify(session)) as JsonObject;
     const expires = session.cookie?.expires;
-    const expiresAt = expires instanceof Date ? expires.getTime() : this.now() + this.ttlMs;
     const own = session as unknown as { accountId?: unknown; loginId?: unknown };
+    const lifetime = expires instanceof Date ? expires.getTime() : this.now() + this.ttlMs;
+    // Not signed in: kept ANONYMOUS_SESSION_TTL_MS from its last use, whatever the cookie says.
+    const expiresAt = typeof own.accountId === "string" ? lifetime : Math.min(lifetime, this.now() + ANONYMOUS_SESSION_TTL_MS);
     this.store
       .setWebSession({
         idHash: sessionIdHash(sessionId),
