@@ -43,6 +43,11 @@ test("IPv4-mapped, IPv4-compatible, 6to4 and NAT64 forms are judged by the IPv4 
   assert.match(refusalOf("64:ff9b::7f00:1", policy) ?? "", /loopback/);
   assert.equal(refusalOf("::ffff:8.8.8.8", policy), undefined);
   assert.equal(refusalOf("64:ff9b::808:808", policy), undefined);
+  // IPv4-compatible in hex (ipaddr.js calls it unicast): judged by the IPv4 address inside too.
+  assert.match(refusalOf("::7f00:1", policy) ?? "", /loopback.*IPv4-compatible/);
+  assert.match(refusalOf("::a9fe:a9fe", policy) ?? "", /link-local.*IPv4-compatible/);
+  assert.equal(refusalOf("::808:808", policy), undefined);
+  assert.throws(() => checkUrl("http://[::7f00:1]/", policy), (e: unknown) => e instanceof TargetRefused && /loopback/.test(e.message));
 });
 
 test("decimal, octal, hex and short IPv4 spellings are checked as the address they spell", () => {

@@ -93,6 +93,9 @@ function embeddedIPv4(address: ipaddr.IPv6, range: string): ipaddr.IPv4 | undefi
     return new ipaddr.IPv4(bytes.slice(12, 16));
   }
   if (range === "6to4") return new ipaddr.IPv4(bytes.slice(2, 6));
+  // IPv4-compatible (::/96, deprecated by RFC 4291 §2.5.5.1): ipaddr.js reads `::7f00:1` as unicast,
+  // though a host may route it to the IPv4 address inside. `::` and `::1` have ranges of their own.
+  if (range === "unicast" && bytes.slice(0, 12).every((b) => b === 0)) return new ipaddr.IPv4(bytes.slice(12, 16));
   return undefined;
 }
 
@@ -120,7 +123,8 @@ export function refusalOf(ip: string, policy: AddressPolicy): string | undefined
     if (inner !== undefined) {
       if (inAllowed(inner, policy)) return undefined;
       const why = refusalOfRange(inner.range());
-      return why === undefined ? undefined : `${why}, inside an IPv6 address (${range === "6to4" ? "6to4" : range === "rfc6052" ? "NAT64" : "IPv4-mapped"})`;
+      const form = range === "6to4" ? "6to4" : range === "rfc6052" ? "NAT64" : range === "unicast" ? "IPv4-compatible" : "IPv4-mapped";
+      return why === undefined ? undefined : `${why}, inside an IPv6 address (${form})`;
     }
     return refusalOfRange(range);
   }

@@ -134,7 +134,9 @@ async function readWithJina(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk
     });
   }
   // Jina fetches from its own network, but the URL is held to the same rules (scheme, credentials,
-  // port, literal addresses) so a self-hosted Jina inside the operator's network is no way in either.
+  // port, literal addresses). Names are not resolved here: what a name reaches is decided where Jina
+  // resolves it, so a self-hosted Jina inside the operator's network needs its own egress filtering
+  // (docs/providers.md, "The reader").
   const url = checkUrl(ask.url, ctx.settings.policy);
   const response = await ctx.upstream.send<unknown>(jinaRequest(url, ask.format), signal);
   const page = jinaPage(response.status, response.body);
