@@ -53,6 +53,11 @@ test("not blank: one violation that says so, and the pattern means the same with
   for (const s of samples) assert.equal(without.test(s), withU.test(s), JSON.stringify(s));
   // Other patterns keep Ajv's own wording.
   assert.match(validate(Type.String({ pattern: "^a$" }), "b")[0]?.message ?? "", /must match pattern/);
+  // With the field's description, which says what it takes.
+  assert.equal(
+    validate(Type.String({ pattern: "^[A-Z]{2}$", description: "ISO country code, e.g. US." }), "us")[0]?.message,
+    'must match pattern "^[A-Z]{2}$"; expected: ISO country code, e.g. US.',
+  );
 });
 
 test("lengths are said plainly, in characters, and unknown fields list the accepted ones", () => {

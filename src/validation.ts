@@ -57,6 +57,15 @@ function oneOfMessage(allowed: readonly unknown[], sent: unknown): string {
   return `must be one of ${allowed.map((v) => JSON.stringify(v)).join(", ")}${suggestion}`;
 }
 
+/**
+ * A pattern's refusal with what the field's description says it takes ("e.g. US, CH, US-NY"): the
+ * regular expression alone rarely tells an agent what to send instead.
+ */
+function withDescription(message: string, schema: unknown): string {
+  const description = typeof schema === "object" && schema !== null ? (schema as { description?: unknown }).description : undefined;
+  return typeof description === "string" && description !== "" ? `${message}; expected: ${description}` : message;
+}
+
 function describe(err: ErrorObject): Violation {
   const base = err.instancePath;
   switch (err.keyword) {
@@ -64,7 +73,7 @@ function describe(err: ErrorObject): Violation {
       if ((err.params as { pattern: string }).pattern === NOT_BLANK_PATTERN) {
         return { path: base, message: "must not be blank (whitespace or invisible characters only)" };
       }
-      return { path: base, message: err.message ?? "is not valid" };
+      return { path: base, message: withDescription(err.message ?? "is not valid", err.parentSchema) };
     case "additionalProperties": {
       const key = String((err.params as { additionalProperty: string }).additionalProperty);
       const known = Object.keys((err.parentSchema as { properties?: object } | undefined)?.properties ?? {});

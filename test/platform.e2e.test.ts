@@ -168,17 +168,20 @@ describe("catalog, inspect, account, guide", () => {
     assert.match(academic.body.follow_ups.find((f: { action: string }) => f.action === "update").description, /^Merge params/);
   });
 
-  test("inspect's update params_schema admits what update accepts: the update example, and null for an optional field", async () => {
+  test("inspect's update params_schema admits what update accepts: the update example (shown in its description), and null for an optional field", async () => {
     const ajv = new Ajv({ strict: false });
     // Its own key: the suite's shared one keeps to its 60 calls a minute.
     const own = (await h.account("free")).key;
     for (const cap of Object.values(registry)) {
       const res = await get(`/v1/capabilities/${cap.id}`, own);
-      const schema = res.body.follow_ups.find((f: { action: string }) => f.action === "update")?.params_schema;
+      const update = res.body.follow_ups.find((f: { action: string }) => f.action === "update");
+      const schema = update?.params_schema;
       assert.equal(schema !== undefined, cap.offersUpdate, cap.id);
       if (!schema) continue;
       const valid = ajv.compile(schema);
       assert.ok(valid(cap.updateExample!.params), `${cap.id}: ${JSON.stringify(valid.errors)}`);
+      // The example is shown to the agent, in the descriptor's description.
+      assert.ok(update.description.includes(`params ${JSON.stringify(cap.updateExample!.params)}`), `${cap.id}: ${update.description}`);
       const required = new Set(cap.schema.required ?? []);
       const optional = Object.keys(cap.schema.properties).find((k) => !required.has(k))!;
       assert.ok(valid({ [optional]: null }), `${cap.id}: null for ${optional}`);

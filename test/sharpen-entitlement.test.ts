@@ -280,6 +280,10 @@ test("unknown keys and bad fields are refused with JSON pointers", async () => {
   assert.equal(bad.status, 400);
   const paths = bad.body.error.violations.map((v: { path: string }) => v.path).sort();
   assert.deepEqual([...new Set(paths)], ["/caller_provider", "/draft", "/stage", "/task"]);
+  // A vendor's name where a family belongs: the violation says where the families are listed.
+  const vendor = await post(h, key, body({ caller_provider: "anthropic" }));
+  assert.equal(vendor.status, 400);
+  assert.match(vendor.body.error.violations[0].message, /must be one of .*; which models each family stands for is in the guide \(GET \/v1\/guide, or the MCP resource quarry:\/\/guide\)/);
   const notObject = await post(h, key, [1, 2]);
   assert.equal(notObject.status, 400);
   assert.equal(sim.requests.length, 0);

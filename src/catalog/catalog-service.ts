@@ -12,9 +12,9 @@ import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts
 
 const PAGING_MORE: Record<string, string> = {
   local: "Next page from the result set held in the session; free, no provider call.",
-  page: "Next page from the source (provider page number); billed like the search.",
-  offset: "Next slice from the source (provider offset); billed like the search.",
-  token: "Next slice from the source (provider cursor); billed like the search.",
+  page: "Next page from the source (provider page number); billed like the search, as `cost.basis` says (which also says when a page is free).",
+  offset: "Next slice from the source (provider offset); billed like the search, as `cost.basis` says (which also says when a page is free).",
+  token: "Next slice from the source (provider cursor); billed like the search, as `cost.basis` says (which also says when a page is free).",
 };
 
 /** How `update` applies its params: the capability's own rule, or the default merge. */
@@ -95,10 +95,12 @@ export class CatalogService {
       followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
     }
     if (cap.offersUpdate) {
+      // The capability's update example, in the description (FollowUpDescriptor has no example field).
+      const example = cap.updateExample === undefined ? "" : ` Example (${cap.updateExample.title}): params ${JSON.stringify(cap.updateExample.params)}.`;
       followUps.push({
         action: "update",
         scope: "search",
-        description: `${updateRuleOf(cap)} Paging is reset and the search runs again under the same search_id.`,
+        description: `${updateRuleOf(cap)} Paging is reset and the search runs again under the same search_id.${example}`,
         params_schema: updateParamsSchema(cap),
       });
     }

@@ -166,7 +166,7 @@ const INSPECT_URI = "quarry://capabilities/";
 
 function listResources(services: Services) {
   return [
-    { uri: GUIDE_URI, name: "guide", title: "Quarry integration guide", mimeType: "text/markdown", description: "How to use Quarry: the flow, credits, paging, errors (GET /v1/guide)." },
+    { uri: GUIDE_URI, name: "guide", title: "Quarry integration guide", mimeType: "text/markdown", description: "How to use Quarry: the flow, credits, paging, errors, and Sharpen's families and stage credits in this deployment (GET /v1/guide)." },
     ...Object.values(services.registry).map((cap) => ({
       uri: `${INSPECT_URI}${cap.id}`,
       name: cap.id,

@@ -165,8 +165,9 @@ const TOOL_DEFS: ToolDef[] = [
       title: "Second opinion on a draft",
       description:
         "Have a model of a different family review a draft answer: it first attempts the task blind, then " +
-        "critiques the draft against its own attempt. Costs credits by stage (the guide, GET /v1/guide, lists " +
-        "them with the families); needs Sharpen enabled (see discover).",
+        "critiques the draft against its own attempt. Costs credits by stage; the guide lists them with the " +
+        "models each caller_provider family stands for (the resource quarry://guide over MCP, GET /v1/guide over " +
+        "REST: \"Sharpen in this deployment\"); needs Sharpen enabled (see discover).",
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,

@@ -56,6 +56,10 @@ function parseBody(body: unknown): SharpenBody {
       message: `task, context, approach and draft hold ${length} characters together; the limit is ${SHARPEN_INPUT_LIMIT - 1}`,
     });
   }
+  for (const v of violations) {
+    // A vendor or model name where a family belongs: say where the families are listed.
+    if (v.path === "/caller_provider") v.message += "; which models each family stands for is in the guide (GET /v1/guide, or the MCP resource quarry://guide)";
+  }
   if (violations.length > 0) throw invalidRequest(violations);
   return body as unknown as SharpenBody;
 }

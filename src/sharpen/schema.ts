@@ -21,8 +21,9 @@ export const SharpenRequestSchema = Type.Object(
       {
         description:
           "The family of the model that wrote the draft (yours); the reviewer is always from another one. " +
-          "Which models each family stands for in this deployment, and each stage's credits: the guide (GET /v1/guide, " +
-          "\"Sharpen in this deployment\"). `other`: none of them (any reviewer may then be chosen).",
+          "Which models each family stands for in this deployment, and each stage's credits: the guide, " +
+          "\"Sharpen in this deployment\" (GET /v1/guide; over MCP the resource quarry://guide). `other`: none of them " +
+          "(any reviewer may then be chosen).",
       },
     ),
     stage: Type.Optional(
