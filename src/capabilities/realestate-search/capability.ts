@@ -58,7 +58,8 @@ export const realestateSearch = defineCapability({
     "price range (USD; monthly rent for rentals; `min_price` ≤ `max_price`), minimum beds and baths, and " +
     "order. Records always carry `price_kind` (`listing_price`, `monthly_rent`, `reported_sold_price` or " +
     "`unknown`), `source` and `fetched_at`, and the address parts, type, status, size, lot, listing age, " +
-    "price, currency and coordinates when the listing has them. A call returns `num` listings cut from " +
+    "price, currency and coordinates when the listing has them (`lot_sqft` is always square feet; " +
+    "`lot_area_unit` is the unit the source reported the lot in, e.g. acres). A call returns `num` listings cut from " +
     "the API's pages (at most 20 of them); listings of home types not asked for are left out, so a page can " +
     "be short or empty while `has_more` is true. `details` fetches the property's facts, its reported sale " +
     "history and the listing link (4 credits, then cached); a last sale the API does not report stays " +
