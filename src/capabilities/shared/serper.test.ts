@@ -21,7 +21,10 @@ test("page cursors: page 1 by default; a full page has a next one, a short one o
   assert.equal(serperPage({ page: 4 }), 4);
   assert.equal(serperPage({ page: 0 }), 1);
   assert.deepEqual(nextSerperPage(1, 10, 10), { page: 2 });
-  assert.equal(nextSerperPage(1, 10, 8), null);
+  assert.deepEqual(nextSerperPage(1, 10, 8), { page: 2 }, "Google lists 8 or 9 of 10 on pages that are not the last");
+  assert.deepEqual(nextSerperPage(1, 10, 5), { page: 2 });
+  assert.equal(nextSerperPage(1, 10, 4), null, "fewer than half: the last page");
+  assert.equal(nextSerperPage(1, 10, 0), null);
   assert.equal(nextSerperPage(10, 10, 10), null);
   assert.deepEqual(nextSerperPage(4, 20, 20), { page: 5 });
   assert.equal(nextSerperPage(5, 20, 20), null);

@@ -64,12 +64,13 @@ export function serperPage(cursor: JsonValue): number {
 }
 
 /**
- * The next page's cursor: Serper reports no total, so a full page (at least `num` results of the
- * paged list) is taken to mean more may follow, a short one to be the last, and no page starts past
- * Google's first `SERPER_RESULT_CAP` results.
+ * The next page's cursor. Serper reports no total, and Google often lists a few results fewer than
+ * asked on pages that are not the last (8 or 9 of 10: the recorded "apple inc" page has 8), so a page
+ * holding at least half of `num` is taken to mean more may follow; one holding fewer, to be the last.
+ * No page starts past Google's first `SERPER_RESULT_CAP` results.
  */
 export function nextSerperPage(page: number, num: number, listed: number): JsonValue {
-  return listed >= num && page * num < SERPER_RESULT_CAP ? { page: page + 1 } : null;
+  return listed >= Math.ceil(num / 2) && page * num < SERPER_RESULT_CAP ? { page: page + 1 } : null;
 }
 
 /** Read a Serper answer: its root object, or a thrown provider_error (see the header). */

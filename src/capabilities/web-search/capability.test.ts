@@ -40,7 +40,8 @@ test("execute: records of each kind with the spec's keys, 1 credit, the key in X
   assert.equal(res.body.results[1].position, 1);
   assert.equal(res.body.results[0].type, "Technology company");
   assert.deepEqual(res.body.record_actions, ["read"]);
-  assert.equal(res.body.has_more, false, "8 organic results of 10: the last page");
+  assert.equal(res.body.has_more, true, "8 organic results of 10: Google lists a few fewer than asked, more may follow");
+  assert.deepEqual(res.body.next.example, { search_id: res.body.search_id, action: "more" });
 });
 
 test("country, language and time_range reach Serper as gl, hl and tbs", async () => {

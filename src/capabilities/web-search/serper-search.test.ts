@@ -27,7 +27,7 @@ test("the recorded apple inc answer: knowledge graph first, then eight organic r
   assert.equal(page.records.filter((r) => r.summary.kind === "organic").every((r) => !("sitelinks" in r.summary) && !("attributes" in r.summary)), true);
   // `read` needs the record's URL: kept as the record's private ref.
   assert.deepEqual(page.records[1]!.ref, { url: "https://www.apple.com/" });
-  assert.equal(page.next, null, "8 organic results of 10: the last page");
+  assert.deepEqual(page.next, { page: 2 }, "8 organic results of 10: more may follow");
 });
 
 test("the recorded page 5 (modern shape): ten organic results, dates where Google shows them, a next page", () => {
