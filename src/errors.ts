@@ -183,9 +183,14 @@ export function unknownRecordAction(
 
 /** Shorthand for a 400 with violations. */
 export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
+  // A refusal of the record itself (it lacks what the action needs, or the source no longer has it)
+  // is not fixed by editing the request: another record, or a new search, is what helps.
+  const aboutRecord = violations.length > 0 && violations.every((v) => v.path === "/record_id");
   return new ApiError("invalid_request", message, {
     violations,
-    hint: "Fix the fields named in violations[] (JSON pointers) and send the request again.",
+    hint: aboutRecord
+      ? "This record cannot take this action (violations[] says why): choose another record of the search, or execute a new search. Nothing was charged."
+      : "Fix the fields named in violations[] (JSON pointers) and send the request again.",
   });
 }
 

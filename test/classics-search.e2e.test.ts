@@ -96,10 +96,10 @@ describe("classics.search", () => {
   });
 
   test("rule: query or author, at the body on execute and at the removed field in update", async () => {
-    await kit.expectViolation({ language: "en" }, "", /Provide `query` or `author`/);
-    await kit.expectViolation({}, "", /Provide `query` or `author`/);
+    await kit.expectViolation({ language: "en" }, "", /Give `query` or `author` \(or both\)/);
+    await kit.expectViolation({}, "", /Give `query` or `author` \(or both\)/);
     const ex = await kit.execute({ query: "Frankenstein" });
-    await kit.expectUpdateViolation(ex.body.search_id, { query: null }, "/params/query", /Provide `query` or `author`/);
+    await kit.expectUpdateViolation(ex.body.search_id, { query: null }, "/params/query", /Give `query` or `author` \(or both\)/);
     await kit.expectUpdateViolation(ex.body.search_id, { language: "fra" }, "/params/language");
     await kit.expectUpdateViolation(ex.body.search_id, { num: 26 }, "/params/num");
     // Replacing query with author is fine: at least one is left.

@@ -197,6 +197,12 @@ describe("catalog, inspect, account, guide", () => {
     const sent = h.replay.requests.filter((r) => r.path.startsWith("/openalex/works")).at(-1);
     assert.notEqual(sent, first);
     assert.doesNotMatch(sent?.query.filter ?? "", /to_publication_date/);
+    // A required field cannot be removed: the refusal says so rather than only "is required".
+    const removed = await post("/v1/follow-up", { search_id: ex.body.search_id, action: "update", params: { query: null } }, own);
+    assert.equal(removed.status, 400);
+    assert.deepEqual(removed.body.error.violations, [
+      { path: "/params/query", message: "is required: null would remove it, and a required field cannot be removed; send a new value instead" },
+    ]);
   });
 
   test("inspect of an unknown capability is 404 capability_unknown", async () => {

@@ -29,9 +29,13 @@ export async function update(
   const known = unknown.length === 0 ? params : Object.fromEntries(Object.entries(params).filter(([k]) => fields.includes(k)));
   const stored = sessionView(session);
   const query = cap.mergeUpdate ? cap.mergeUpdate(session.query, known, stored) : defaultMerge(session.query, known);
+  const removed = new Set(Object.keys(known).filter((k) => known[k] === null).map((k) => pointer("params", k)));
   const violations = [
     ...unknown.map((k) => ({ path: pointer("params", k), message: unknownFieldMessage(k, fields) })),
-    ...work.queryViolations(cap, query, "/params", new Set(Object.keys(known)), stored),
+    ...work.queryViolations(cap, query, "/params", new Set(Object.keys(known)), stored).map((v) =>
+      // null removes a field: a required one cannot be removed, only given a new value.
+      removed.has(v.path) && /required/.test(v.message) ? { ...v, message: `${v.message}: null would remove it, and a required field cannot be removed; send a new value instead` } : v,
+    ),
   ];
   if (violations.length > 0) throw invalidRequest(violations);
   work.assertQueryAvailable(cap, query);

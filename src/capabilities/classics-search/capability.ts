@@ -87,7 +87,7 @@ export const classicsSearch = defineCapability({
   paging: "page",
   deadlineMs: 15_000,
   cost: free("Free: Gutendex, Project Gutenberg and Wikisource are free public services; searches and details cost 0 credits."),
-  rules: [atLeastOne(["query", "author"], `Provide \`query\` or \`author\`. ${EITHER}`)],
+  rules: [atLeastOne(["query", "author"], EITHER)],
   sources: [
     {
       id: "gutendex",

@@ -117,6 +117,10 @@ const factViewsNeedAccession: Rule = {
   }),
 };
 
+/** Whether a record names a filing that can have reported facts (EDGAR does not mark it as without XBRL). */
+const hasFacts = (record: RecordView<CompaniesFinancialsQuery>): boolean =>
+  str(record.ref?.cik) !== undefined && str(record.ref?.accession) !== undefined && record.ref?.is_xbrl !== false;
+
 /** A filing's facts for a record action: the record's filing, refused when EDGAR says it has no XBRL. */
 async function factAction(ctx: CapabilityContext<unknown>, record: RecordView<CompaniesFinancialsQuery>, view: FactView): Promise<ActionOutput> {
   const cik = str(record.ref?.cik);
@@ -227,12 +231,14 @@ export const companiesFinancials = defineCapability({
       description:
         "The filing's reported facts (at most 100, in document order) with fact_count, truncated, a typed continuation listing them all, the instance's content_sha256 and retrieved_at. Free; fetched once, then cached.",
       mode: "fetched",
+      appliesTo: hasFacts,
       run: (ctx, record) => factAction(ctx, record, "financials"),
     },
     revenue_breakdown: {
       description:
         "The filing's revenue facts (at most 100) with the dimensions each was reported with, grouped whole-company, segment, geographic, product; never summed. Free; fetched once, then cached.",
       mode: "fetched",
+      appliesTo: hasFacts,
       run: (ctx, record) => factAction(ctx, record, "revenue_breakdown"),
     },
   },

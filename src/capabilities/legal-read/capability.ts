@@ -156,7 +156,7 @@ export const legalRead = defineCapability({
     },
   },
   update: {
-    rule: "Params replace the stored fields: a `document` sent replaces the stored one whole; null restores a default. The document is fetched again (free) and paging starts over.",
+    rule: "Params replace the stored fields: a `document` sent replaces the stored one whole; null restores a default. The document is fetched again (free).",
     example: { title: "The same document, five sections a page", params: { num: 5 } },
   },
   actions: {

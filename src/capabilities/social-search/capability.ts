@@ -203,8 +203,8 @@ export const socialSearch = defineCapability({
   actions: {
     details: {
       description:
-        "The full post with its engagement now, or the profile: fetched on the first call, then cached (free). " +
-        "Microblog: $0.00015 (1 credit) the first time; forum: free.",
+        "The full post with its engagement now, or the profile: fetched on the first call, then cached, and " +
+        "repeats are free. The first call: microblog $0.00015 (1 credit), forum free.",
       mode: "fetched",
     },
   },

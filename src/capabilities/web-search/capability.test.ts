@@ -141,6 +141,7 @@ test("read of an answer box without a link is refused (400 at /record_id), charg
   assert.equal(read.status, 400);
   assert.equal(read.body.error.code, "invalid_request");
   assert.deepEqual(read.body.error.violations, [{ path: "/record_id", message: "this answer_box carries no url, so there is no page to read" }]);
+  assert.match(read.body.error.hint, /This record cannot take this action .*choose another record/, "not \"fix the fields\": the record is the problem");
   assert.equal(await kit.used(), used);
 });
 
