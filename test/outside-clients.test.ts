@@ -62,6 +62,14 @@ test("the offline demo answers a request it has no recording of plainly, not as 
     // What is recorded still answers.
     const ok = await demo.call("POST", "/v1/capabilities/academic.search/execute", { key: k, body: { query: "state of open access" } });
     assert.equal(ok.status, 200);
+    // A request whose adapter reads the provider's 404 as "no such document" is not told that of a
+    // real document the demo merely did not record (it would blame the caller's CELEX).
+    const unrecorded = await demo.call("POST", "/v1/capabilities/legal.read/execute", {
+      key: k,
+      body: { document: { source: "eu_official", celex: "32002L0058", language: "EN" } },
+    });
+    assert.equal(unrecorded.status, 502, JSON.stringify(unrecorded.body));
+    assert.match(unrecorded.body.error.message, /No recording of this request in the offline demo \(eurlex GET/);
   } finally {
     await demo.close();
   }

@@ -55,6 +55,13 @@ export interface UpstreamRequest {
   /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
   acceptStatus?: number[];
   /**
+   * The request fetches an optional part of an answer (a README, an editions list): its 404 means
+   * only that the part is absent. In the offline demo a request without a recording is then read as
+   * absent; any other request without one is answered "no recording", never as the provider's 404
+   * (which an adapter would report as the caller's id not existing).
+   */
+  optionalPart?: true;
+  /**
    * What this request's failures count against: one circuit breaker per key (default: the provider
    * and host), so one failing host of a provider does not pause the others.
    */

@@ -108,7 +108,7 @@ export function toWorkRequest(id: string): UpstreamRequest {
 
 /** `GET /works/{id}/editions.json`, the first page of editions. 404: no editions list. */
 export function toEditionsRequest(id: string): UpstreamRequest {
-  return { provider: "openlibrary", method: "GET", path: `/works/${id}/editions.json`, query: { limit: DETAIL_MAX_EDITIONS }, acceptStatus: [404] };
+  return { provider: "openlibrary", method: "GET", path: `/works/${id}/editions.json`, query: { limit: DETAIL_MAX_EDITIONS }, acceptStatus: [404], optionalPart: true };
 }
 
 /** The work a redirect record points to (`{type: /type/redirect, location: /works/OL…W}`), if it is one. */

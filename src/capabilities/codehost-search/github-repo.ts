@@ -28,11 +28,11 @@ export function repoRequest(repo: string): UpstreamRequest {
 }
 
 export function readmeRequest(repo: string): UpstreamRequest {
-  return { provider: "github", method: "GET", path: `/repos/${repo}/readme`, acceptStatus: read };
+  return { provider: "github", method: "GET", path: `/repos/${repo}/readme`, acceptStatus: read, optionalPart: true };
 }
 
 export function contentsRequest(repo: string): UpstreamRequest {
-  return { provider: "github", method: "GET", path: `/repos/${repo}/contents/`, acceptStatus: read };
+  return { provider: "github", method: "GET", path: `/repos/${repo}/contents/`, acceptStatus: read, optionalPart: true };
 }
 
 /** The head of a README body (`encoding: base64`, newlines inside): at most README_HEAD_CHARS, cut at a line end. */
