@@ -8,7 +8,7 @@ import pg from "pg";
 import { ApiError } from "../errors.ts";
 import { randomBase62 } from "../ids.ts";
 import { openStore } from "./open-store.ts";
-import { PostgresStore } from "./postgres.ts";
+import { POOL_END_GRACE_MS, PostgresStore } from "./postgres.ts";
 import { loadMigrations } from "./sql-common.ts";
 import { runStoreContract } from "./store-contract.test-suite.ts";
 
@@ -229,6 +229,32 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     } finally {
       await store.close();
     }
+  });
+
+  test("close ends the pool even with a connection whose query never answers (it is closed after the grace)", async () => {
+    const store = await PostgresStore.open(url, { schema: freshSchema() });
+    await store.migrate();
+    // A connection in use, its query waiting far past the grace (as a black-holed one would).
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const stuck = pool.query("SELECT pg_sleep(60)").then(
+      () => "answered",
+      () => "failed",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on("warning", onWarning);
+    const started = Date.now();
+    try {
+      await store.close();
+    } finally {
+      process.off("warning", onWarning);
+    }
+    const took = Date.now() - started;
+    assert.ok(took >= POOL_END_GRACE_MS - 100 && took < POOL_END_GRACE_MS + 30_000, `closed after ${took} ms`);
+    assert.equal(await stuck, "failed", "the stuck query's connection was closed");
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(warnings.some((w) => /connection\(s\) still in use/.test(w)), JSON.stringify(warnings));
   });
 
   test("an invalid schema name is refused", async () => {

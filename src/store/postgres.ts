@@ -111,6 +111,8 @@ export interface LostCallReport {
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
 const MIGRATION_LOCK = 0x51554152;
+/** How long close() waits for connections still in use before closing them (endPool). */
+export const POOL_END_GRACE_MS = 5000;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** Node socket errors: the server is down or the network between us is. */
@@ -472,7 +474,28 @@ export class PostgresStore implements Store {
     }
     this.lostCalls.clear();
     this.notKept.clear();
-    if (!this.pool.ended) await this.pool.end();
+    await this.endPool();
+  }
+
+  /**
+   * End the pool, within POOL_END_GRACE_MS. `pool.end()` waits for every connection in use to be
+   * released; one whose query never answers would hold it (and a stop, or a test file) for ever. Past
+   * the grace, such connections are closed from this side: their queries fail, their holders release
+   * them, and the pool ends.
+   */
+  private async endPool(): Promise<void> {
+    if (this.pool.ended) return;
+    const ended = this.pool.end();
+    const late = (ms: number) =>
+      new Promise<"late">((resolve) => {
+        setTimeout(() => resolve("late"), ms).unref();
+      });
+    if ((await Promise.race([ended.then(() => "ended" as const), late(POOL_END_GRACE_MS)])) === "ended") return;
+    // pg-pool keeps its connections, in use or idle, in `_clients` (no public list of them).
+    const clients = (this.pool as unknown as { _clients?: { connection?: { stream?: { destroy(): void } } }[] })._clients ?? [];
+    process.emitWarning(`PostgreSQL store: ${clients.length} connection(s) still in use ${POOL_END_GRACE_MS} ms after close; closing them.`);
+    for (const client of clients) client.connection?.stream?.destroy();
+    await Promise.race([ended.catch(() => undefined), late(POOL_END_GRACE_MS)]);
   }
 
   /** How many calls answered "not known" are still being asked about (the fault tests wait on it). */
