@@ -117,11 +117,6 @@ export function periodStart(account: AccountRow): number {
 }
 
 /**
- * The generated session secret, kept in the store so restarts and other instances sign alike. A store
- * that cannot keep it now (read-only, or down at start) gets one for this process only, said in the log:
- * sessions then end with the process.
- */
-/**
  * Whether this request may start a session nobody has signed in to: one it already has (a CSRF
  * secret or a waiting OAuth request in it) always may; a new one counts against its address.
  */
@@ -141,6 +136,11 @@ function tooManySessions(reply: FastifyReply) {
     .send(messagePage({ title: "Too many visits", message: "This address has started too many sessions without signing in. Try again in a few minutes." }));
 }
 
+/**
+ * The generated session secret, kept in the store so restarts and other instances sign alike. A store
+ * that cannot keep it now (read-only, or down at start) gets one for this process only, said in the log:
+ * sessions then end with the process.
+ */
 async function sessionSecret(app: FastifyInstance, services: Services): Promise<string> {
   try {
     return await services.store.setting("dashboard_session_secret", randomBase62(64));

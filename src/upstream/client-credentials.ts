@@ -13,6 +13,7 @@
  * variables (never their values): the operator has to fix them.
  */
 import { ApiError } from "../errors.ts";
+import { untilAborted } from "./deadlines.ts";
 import type { ClientCredentials, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /** How long a token request may take, whatever the deadline of the call that started it. */
@@ -59,25 +60,6 @@ export function readToken(provider: string, cc: ClientCredentials, res: Upstream
   return { token, renewAt: now + lifeMs - Math.min(RENEW_MARGIN_MS, lifeMs / 2) };
 }
 
-/** Waits for `promise`, or rejects with the signal's reason when the caller's own deadline passes first. */
-function within<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(value);
-      },
-      (err) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
 export class ClientTokens {
   private readonly held = new Map<string, Held>();
   private readonly pending = new Map<string, Promise<Held>>();
@@ -99,7 +81,7 @@ export class ClientTokens {
         .finally(() => this.pending.delete(provider));
       this.pending.set(provider, run);
     }
-    return (await within(run, signal)).token;
+    return (await untilAborted(run, signal)).token;
   }
 
   /** Forget `token` (the provider answered 401 to it); a newer one already held is kept. */

@@ -56,3 +56,17 @@ export class DeadlineSignals {
     return controller.signal;
   }
 }
+
+/**
+ * `promise` as one caller waits for it: settled as it settles, or rejected with `reason()` (by default
+ * the signal's own reason) once the caller's `signal` aborts first. For work shared by several callers
+ * (a token request, an index load) that goes on for the others when one caller's deadline passes.
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, reason: () => unknown = () => signal.reason): Promise<T> {
+  if (signal.aborted) return Promise.reject(reason());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reason());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -11,6 +11,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import { untilAborted } from "../../upstream/deadlines.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { num, text } from "../framework/fields.ts";
@@ -39,15 +40,8 @@ export const fitnessExercisesSchema = Type.Object(
 
 export type FitnessExercisesQuery = Static<typeof fitnessExercisesSchema>;
 
-/** `promise`, or provider_timeout when the request's deadline comes first (the load goes on for later requests). */
-function beforeDeadline<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(new ApiError("provider_timeout", "The wger exercise index did not load before the deadline."));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ApiError("provider_timeout", "The wger exercise index did not load before the deadline."));
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
+/** Waiting for the index past the request's deadline (the load goes on for later requests). */
+const indexTimeout = () => new ApiError("provider_timeout", "The wger exercise index did not load before the deadline.");
 
 export const fitnessExercises = defineCapability({
   id: "fitness.exercises",
@@ -87,11 +81,12 @@ export const fitnessExercises = defineCapability({
       id: "wger",
       title: "wger",
       async search(ctx, query) {
-        const index = await beforeDeadline(
+        const index = await untilAborted(
           ctx.index<ExerciseIndex>(INDEX_NAME, { refreshMs: INDEX_REFRESH_MS, loadTimeoutMs: INDEX_LOAD_TIMEOUT_MS }, (io) =>
             loadExerciseIndex(io.upstream, io.signal),
           ),
           ctx.signal,
+          indexTimeout,
         );
         return exercisePage(index, query);
       },
