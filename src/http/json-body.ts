@@ -35,17 +35,26 @@ export function isPrototypeKey(key: string, child: unknown): boolean {
   return key === "constructor" && typeof child === "object" && child !== null && Object.hasOwn(child, "prototype");
 }
 
+/** A key of a parsed body that could set or reach a prototype, where it is. */
+interface PrototypeKey {
+  /** The object holding it. */
+  holder: Record<string, unknown>;
+  key: string;
+  /** Its violation (pointer and message), as poisonedKeys answers it. */
+  violation: Violation;
+}
+
 /**
- * The keys of `root` that could set or reach a prototype, as violations. Iterative (a body may nest
- * deeper than the call stack). Only called when the text could spell such a key.
+ * Every key of `root` that could set or reach a prototype, in document order. Iterative: a body may
+ * nest deeper than the call stack (a recursive walk, or a `JSON.parse` reviver, does not survive it).
  */
-export function poisonedKeys(root: unknown): Violation[] {
-  const found: Violation[] = [];
-  // Entries are values to look into, or a refused key's violation; popped in document order.
-  const stack: ({ value: unknown; path: string } | Violation)[] = [{ value: root, path: "" }];
+function prototypeKeys(root: unknown): PrototypeKey[] {
+  const found: PrototypeKey[] = [];
+  // Entries are values to look into, or a found key; popped in document order.
+  const stack: ({ value: unknown; path: string } | PrototypeKey)[] = [{ value: root, path: "" }];
   while (stack.length > 0) {
     const next = stack.pop()!;
-    if ("message" in next) {
+    if ("violation" in next) {
       found.push(next);
       continue;
     }
@@ -55,43 +64,28 @@ export function poisonedKeys(root: unknown): Violation[] {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}/${i}` });
       continue;
     }
-    const keys = Object.keys(value);
+    const holder = value as Record<string, unknown>;
+    const keys = Object.keys(holder);
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i]!;
-      const child = (value as Record<string, unknown>)[key];
+      const child = holder[key];
       const at = `${path}/${pointerToken(key)}`;
-      if (!isPrototypeKey(key, child)) {
-        stack.push({ value: child, path: at });
-      } else if (key === "__proto__") {
-        stack.push({ path: at, message: 'a key named "__proto__" is refused' });
-      } else {
-        stack.push({ path: `${at}/prototype`, message: 'a "prototype" key inside "constructor" is refused' });
-      }
+      if (!isPrototypeKey(key, child)) stack.push({ value: child, path: at });
+      else if (key === "__proto__") stack.push({ holder, key, violation: { path: at, message: 'a key named "__proto__" is refused' } });
+      else stack.push({ holder, key, violation: { path: `${at}/prototype`, message: 'a "prototype" key inside "constructor" is refused' } });
     }
   }
   return found;
 }
 
-/**
- * Delete, in place, every key of `root` that could set or reach a prototype (the keys poisonedKeys
- * names). Iterative, like poisonedKeys: a body may nest deeper than the call stack, which a
- * `JSON.parse` reviver (recursive) does not survive.
- */
+/** The keys of `root` that could set or reach a prototype, as violations. Only called when the text could spell such a key. */
+export function poisonedKeys(root: unknown): Violation[] {
+  return prototypeKeys(root).map((k) => k.violation);
+}
+
+/** Delete, in place, every key of `root` that could set or reach a prototype (those poisonedKeys names). */
 export function dropPrototypeKeys(root: unknown): void {
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (typeof value !== "object" || value === null) continue;
-    if (Array.isArray(value)) {
-      for (const item of value) stack.push(item);
-      continue;
-    }
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      if (isPrototypeKey(key, record[key])) delete record[key];
-      else stack.push(record[key]);
-    }
-  }
+  for (const { holder, key } of prototypeKeys(root)) delete holder[key];
 }
 
 /** Parse a request body's text; throws ApiError invalid_request as described above. */
