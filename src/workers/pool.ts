@@ -40,7 +40,7 @@ export interface WorkerPool<Task, Result> {
 }
 
 /** Threads for a job capped at `max` on this host: one core fewer than it has, at least 1. */
-export function spareThreads(max: number): number {
+function spareThreads(max: number): number {
   return Math.max(1, Math.min(max, availableParallelism() - 1));
 }
 

@@ -10,8 +10,12 @@ import { invalidRequest } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import { type EuLanguage, identifierOf } from "../shared/legal.ts";
 import type { Fetched } from "./fetch.ts";
+import type { HtmlSectionOptions } from "./html-sections.ts";
 import { noText, type ReadDocument, sha256Hex } from "./sections.ts";
 import { splitHtml } from "./split-pool.ts";
+
+/** How EUR-Lex's document HTML is split: its title is the first of these elements found. */
+export const EURLEX_SPLIT: HtmlSectionOptions = { titleSelectors: [".eli-main-title", "p.title-doc-first", "p.oj-doc-ti", "p.doc-ti"] };
 
 /** Fewer characters than this, without any article structure, is not a document but a page about one. */
 const MIN_UNSTRUCTURED_CHARS = 500;
@@ -31,7 +35,7 @@ export async function eurLexDocument(fetched: Fetched, celex: string, language: 
     throw invalidRequest([{ path: "/document/celex", message: `EUR-Lex has no document CELEX:${celex} in ${language} (404).` }]);
   }
   const label = `CELEX:${celex}`;
-  const parsed = await splitHtml(fetched.text, label, { titleSelectors: [".eli-main-title", "p.title-doc-first", "p.oj-doc-ti", "p.doc-ti"] }, signal);
+  const parsed = await splitHtml(fetched.text, label, EURLEX_SPLIT, signal);
   const chars = parsed.sections.reduce((n, s) => n + s.text.length, 0);
   if (parsed.split === "paragraphs" && chars < MIN_UNSTRUCTURED_CHARS) throw noText(`EUR-Lex's answer for ${label} (${language})`);
   const consolidated = celex.startsWith("0");
