@@ -202,18 +202,24 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     try {
       await store.migrate();
       await store.ping();
+      // pg_terminate_backend only signals the backend; with a timeout it waits until the backend has
+      // exited (so its FATAL reply has been sent). On a loaded machine that can take a while.
       const killed = await admin(
         async (client) =>
           (
             await client.query(
-              "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = $1",
+              "SELECT pg_terminate_backend(pid, 20000) AS ok FROM pg_stat_activity WHERE application_name = $1",
               [appName],
             )
           ).rows,
       );
-      assert.equal(killed.length, 1);
-      // Give the idle client time to see the termination (emitted as a pool 'error').
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(killed, [{ ok: true }]);
+      // The idle client sees the termination (a pool 'error') and the pool drops it. The ping below
+      // must open a fresh connection, not race the dead one's FATAL.
+      const pool = (store as unknown as { pool: pg.Pool }).pool;
+      const deadline = Date.now() + 20_000;
+      while (pool.totalCount > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(pool.totalCount, 0, "the pool dropped the terminated connection");
       await store.ping();
       assert.equal(await store.countAccounts(), 0);
     } finally {
