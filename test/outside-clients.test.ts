@@ -59,9 +59,10 @@ test("the offline demo answers a request it has no recording of plainly, not as 
     assert.doesNotMatch(res.body.error.message, /HTTP 404/);
     assert.equal(res.body.error.retryable, false);
     assert.match(res.body.error.hint, /inspect examples/);
-    // What is recorded still answers.
+    // What is recorded still answers, as recorded: no note.
     const ok = await demo.call("POST", "/v1/capabilities/academic.search/execute", { key: k, body: { query: "state of open access" } });
     assert.equal(ok.status, 200);
+    assert.equal(ok.body.notes, undefined, JSON.stringify(ok.body.notes));
     // A request whose adapter reads the provider's 404 as "no such document" is not told that of a
     // real document the demo merely did not record (it would blame the caller's CELEX).
     const unrecorded = await demo.call("POST", "/v1/capabilities/legal.read/execute", {
@@ -73,4 +74,29 @@ test("the offline demo answers a request it has no recording of plainly, not as 
   } finally {
     await demo.close();
   }
+});
+
+test("the offline demo says on the answer when its recording was not made with the order asked for; a live deployment never does", async () => {
+  const demo = await startHarness({ env: { QUARRY_DEMO: "1" }, replay: h.replay });
+  try {
+    const { key: k } = await demo.account("pro");
+    const first = await demo.call("POST", "/v1/capabilities/academic.search/execute", { key: k, body: { query: "state of open access" } });
+    assert.equal(first.status, 200);
+    const sorted = await demo.call("POST", "/v1/follow-up", {
+      key: k,
+      body: { search_id: first.body.search_id, action: "update", params: { sort: "cited" } },
+    });
+    assert.equal(sorted.status, 200, JSON.stringify(sorted.body));
+    assert.deepEqual(
+      sorted.body.notes.filter((n: string) => n.startsWith("DEMO:")),
+      ["DEMO: answered from a recording not made with sort=cited_by_count:desc (provider parameters); a live provider would apply them, so its results may differ."],
+    );
+  } finally {
+    await demo.close();
+  }
+  // Outside the demo the replay's header is not read: the same update carries no such note.
+  const first = await h.call("POST", "/v1/capabilities/academic.search/execute", { key, body: { query: "state of open access" } });
+  const sorted = await h.call("POST", "/v1/follow-up", { key, body: { search_id: first.body.search_id, action: "update", params: { sort: "cited" } } });
+  assert.equal(sorted.status, 200);
+  assert.ok(!(sorted.body.notes ?? []).some((n: string) => n.startsWith("DEMO:")), JSON.stringify(sorted.body.notes));
 });

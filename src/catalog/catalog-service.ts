@@ -40,8 +40,10 @@ export function updateParamsSchema(cap: Capability): JsonObject {
 /** Said wherever an agent is oriented (catalog instructions, MCP's server instructions) in the offline demo. */
 export const DEMO_NOTE =
   "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources; " +
-  "only the example bodies shown by inspect are guaranteed to have recordings, and a filter the recordings " +
-  "do not hold is answered from the recording of the same search, unfiltered.";
+  "only the example bodies shown by inspect are guaranteed to have recordings, and a filter or order the " +
+  "recordings do not hold is answered from the recording of the same search, unfiltered (such an answer's " +
+  "notes say which provider parameters its recording was not made with); a record action (`details`) may be " +
+  "answered from the recording of another record, unmarked.";
 
 export class CatalogService {
   constructor(

@@ -158,7 +158,7 @@ export function normalizePath(path: string): string {
 }
 
 /** `<SERPAPI_KEY>`, `<caption_id>`, `...`: recordings that scrubbed or elided a value; any value matches. */
-function isPlaceholder(value: string): boolean {
+export function isPlaceholder(value: string): boolean {
   return value === "..." || /^<[^<>]*>$/.test(value);
 }
 
@@ -487,3 +487,4 @@ function compareRank(a: readonly number[], b: readonly number[]): number {
   }
   return 0;
 }
+

@@ -62,6 +62,9 @@ test("query matching is by subset: extra params ignored, most matched params win
   // Extra params the recording did not have do not prevent a match.
   const extra = await get(replay, "/deezer/search?q=Soliloquy&output=json&strict=on");
   assert.equal(extra.headers["x-replay-case"], "deezer/search_simple");
+  // ... but they are named, for the demo to say its answer's recording was made without them.
+  assert.equal(extra.headers["x-replay-unheld"], "output%3Djson&strict%3Don");
+  assert.deepEqual(replay.requests.at(-1)?.unheld, ["output=json", "strict=on"]);
   // `limit=2&q=Billy Jean` is recorded; without `limit` nothing at /search requires only that q.
   const both = await get(replay, "/deezer/search?q=Billy%20Jean&limit=2");
   assert.equal(both.headers["x-replay-case"], "deezer/search_limit2");
@@ -317,6 +320,7 @@ test("every committed recording is served for its own recorded request", async (
     });
     const body = Buffer.from(await res.body.arrayBuffer());
     assert.equal(res.headers["x-replay-case"], entry.id, `${entry.id} served by another recording`);
+    assert.equal(res.headers["x-replay-unheld"], undefined, `${entry.id}: its own request is held`);
     assert.equal(res.statusCode, entry.status, entry.id);
     assert.ok(body.equals(entry.body), entry.id);
   }

@@ -10,7 +10,8 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type FixtureEntry, type FixtureIndex, loadFixtureIndex, pageBody } from "./fixture-index.ts";
-import { REPLAY_MISS_HEADER } from "./replay-miss.ts";
+import { unheldParams } from "./held-params.ts";
+import { REPLAY_MISS_HEADER, UNHELD_HEADER, unheldHeader } from "./replay-headers.ts";
 
 /** An injected failure. `times` limits it to the next N requests it applies to, then it clears. */
 export type Fault = (
@@ -41,6 +42,8 @@ export interface RecordedRequest {
   matched: string | null;
   /** Fault kind applied, if any. */
   fault: Fault["kind"] | null;
+  /** What of the request the recording served was not made with (held-params.ts); [] when none. */
+  unheld: string[];
   at: number;
 }
 
@@ -202,6 +205,7 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     record: RecordedRequest,
     entry: FixtureEntry | undefined,
     body: Buffer | undefined,
+    unheld: readonly string[] = [],
   ): void {
     if (entry === undefined) {
       sendJson(res, 404, { error: "no recorded response", method: record.method, path: record.path }, { [REPLAY_MISS_HEADER]: "1" });
@@ -214,7 +218,15 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
       return;
     }
     const headers = headersByEntry.get(entry)!;
-    send(res, entry.status, body === entry.body ? headers : { ...headers, "content-length": body.length }, body);
+    if (body === entry.body && unheld.length === 0) {
+      send(res, entry.status, headers, body);
+      return;
+    }
+    send(res, entry.status, {
+      ...headers,
+      "content-length": body.length,
+      ...(unheld.length === 0 ? {} : { [UNHELD_HEADER]: unheldHeader(unheld) }),
+    }, body);
   }
 
   function streamOversized(res: ServerResponse, bytes: number, chunked: boolean): void {
@@ -315,7 +327,8 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     const rest = slash === -1 ? "/" : path.slice(slash);
     const prefix = index.resolvePrefix(segment);
     const method = req.method ?? "GET";
-    const entry = prefix === undefined ? undefined : index.match(prefix, method, rest, query, jsonOf(body))?.entry;
+    const parsedBody = jsonOf(body);
+    const entry = prefix === undefined ? undefined : index.match(prefix, method, rest, query, parsedBody)?.entry;
     // The recording's body, or the page of it this request asks for (undefined: a page not held).
     const page = entry === undefined ? undefined : pageBody(entry, query);
 
@@ -332,12 +345,13 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
       body,
       matched: fault === undefined && page !== undefined ? (entry?.id ?? null) : null,
       fault: fault?.kind ?? null,
+      unheld: entry === undefined || page === undefined ? [] : unheldParams(entry, query, parsedBody),
       at: Date.now(),
     };
     log(record);
 
     if (fault !== undefined) applyFault(fault, req, res, record, entry, page);
-    else answerNormally(res, record, entry, page);
+    else answerNormally(res, record, entry, page, record.unheld);
   }
 
   // Long request lines are answered, as providers' servers answer them: the client's own cap

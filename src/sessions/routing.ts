@@ -24,9 +24,10 @@ import { ApiError, type CallOrigin, ClientGone, invalidRequest, pointer, session
 import type { IdGenerator } from "../ids.ts";
 import { type CachedAction, type CommitOp, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
+import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
 import { whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
-import type { UpstreamClient } from "../upstream/types.ts";
+import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { queryAt, type SessionState, stateJson, stateOf } from "./session-state.ts";
 
@@ -143,8 +144,13 @@ export class SessionWork {
   /** Run the adapter under the deadline; unexpected adapter failures are provider errors, not 500s. */
   async runSearch(cap: Capability, query: JsonObject, cursor: JsonValue, origin: CallOrigin, filters?: readonly Filter[]): Promise<SearchPage> {
     const ctx = this.context(cap, origin, filters);
+    // The offline demo: a recording made for another variant of the request is said so on the answer.
+    const unheld = this.deps.config.demo ? new Set<string>() : undefined;
+    if (unheld !== undefined) ctx.upstream = noticingUnheld(ctx.upstream, unheld);
     try {
-      return await cap.search(ctx, query, cursor);
+      const page = await cap.search(ctx, query, cursor);
+      if (unheld === undefined || unheld.size === 0) return page;
+      return { ...page, notes: [...(page.notes ?? []), unheldNote([...unheld])] };
     } catch (err) {
       throw asProviderError(err, cap.id, ctx.signal.aborted);
     }
@@ -247,4 +253,17 @@ export function asProviderError(err: unknown, capabilityId: string, timedOut: bo
     cause: err,
     hint: "The upstream answered in an unexpected shape; nothing was charged.",
   });
+}
+
+/** The client, adding to `unheld` what each replayed answer was recorded without (replay-headers.ts). */
+function noticingUnheld(client: UpstreamClient, unheld: Set<string>): UpstreamClient {
+  return {
+    send: async <T>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean) => {
+      const res = await client.send<T>(request, signal, clientGone);
+      for (const param of parseUnheldHeader(res.headers[UNHELD_HEADER])) unheld.add(param);
+      return res;
+    },
+    hasKey: (provider) => client.hasKey(provider),
+    close: () => client.close(),
+  };
 }

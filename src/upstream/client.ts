@@ -16,7 +16,7 @@ import {
 import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
-import { REPLAY_MISS_HEADER } from "../replay/replay-miss.ts";
+import { REPLAY_MISS_HEADER } from "../replay/replay-headers.ts";
 import { ClientTokens, tokenRequest } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
