@@ -91,6 +91,22 @@ test("the offline demo says on the answer when its recording was not made with t
       sorted.body.notes.filter((n: string) => n.startsWith("DEMO:")),
       ["DEMO: answered from a recording not made with sort=cited_by_count:desc (provider parameters); a live provider would apply them, so its results may differ."],
     );
+    // A nearest recording the capability cannot use (the outbound flights, for a return-flights
+    // search) is "no recording", not a provider failure worth retrying.
+    const trip = { origin: "SIN", destination: "AUS", departure_date: "2025-09-09", return_date: "2025-09-19" };
+    const outbound = await demo.call("POST", "/v1/capabilities/flights.search/execute", { key: k, body: trip });
+    const selection = await demo.call("POST", "/v1/follow-up", { key: k, body: { record_id: outbound.body.results[0].record_id, action: "details" } });
+    const returns = await demo.call("POST", "/v1/capabilities/flights.search/execute", { key: k, body: selection.body.detail.return_search.params });
+    assert.equal(returns.status, 502, JSON.stringify(returns.body));
+    assert.match(returns.body.error.message, /^No recording of this request in the offline demo: the nearest recording was not made with departure_token=/);
+    assert.equal(returns.body.error.retryable, false);
+    assert.match(returns.body.error.hint, /inspect examples/);
+    // The recording that stands in for any unknown place name does not make the demo say a real
+    // place does not exist.
+    const paris = await demo.call("POST", "/v1/capabilities/weather.forecast/execute", { key: k, body: { location: "Paris" } });
+    assert.equal(paris.status, 502, JSON.stringify(paris.body));
+    assert.match(paris.body.error.message, /^No recording of this request in the offline demo: the nearest recording was not made with name=Paris[,;]? /);
+    assert.match(paris.body.error.message, /did not match any place/, "what the recording gave is still said");
   } finally {
     await demo.close();
   }

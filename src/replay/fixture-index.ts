@@ -49,6 +49,11 @@ export interface FixtureEntry {
   query: Readonly<Record<string, string>>;
   /** Params that must be present on a request, with their expected values (null = any value). */
   required: ReadonlyArray<readonly [name: string, value: string | null]>;
+  /**
+   * Params the recording answers for any value though it was made for one (`<any query>`,
+   * `<property_token>`, `<no match>`): a stand-in. Not elided values (`...`) or keys.
+   */
+  standIns: ReadonlySet<string>;
   status: number;
   contentType: string;
   body: Buffer;
@@ -156,6 +161,9 @@ export function normalizePath(path: string): string {
   if (decoded.length > 1 && decoded.endsWith("/")) decoded = decoded.replace(/\/+$/, "");
   return decoded === "" ? "/" : decoded;
 }
+
+/** A param that carries the caller's key (its recorded value is scrubbed, any value matches). */
+const KEY_PARAM = /^(api_?key|key)$/i;
 
 /** `<SERPAPI_KEY>`, `<caption_id>`, `...`: recordings that scrubbed or elided a value; any value matches. */
 export function isPlaceholder(value: string): boolean {
@@ -300,6 +308,11 @@ function buildEntry(
     raw.match_query ??
     Object.fromEntries(Object.entries(query).filter(([k]) => !IGNORED_QUERY_PARAMS.has(k)));
   const required = Object.entries(source).map(([k, v]) => [k, isPlaceholder(v) ? null : v] as const);
+  const standIns = new Set(
+    Object.entries({ ...query, ...source })
+      .filter(([k, v]) => isPlaceholder(v) && v !== "..." && !KEY_PARAM.test(k) && !/key/i.test(v))
+      .map(([k]) => k),
+  );
   let pathPattern: RegExp | undefined;
   if (raw.match_path_regex !== undefined) {
     try {
@@ -325,6 +338,7 @@ function buildEntry(
     urlPath: raw.url_path,
     query,
     required,
+    standIns,
     status: raw.status,
     contentType: raw.content_type ?? "application/json",
     body,

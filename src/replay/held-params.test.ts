@@ -44,6 +44,21 @@ test("shape params, provider defaults, keys, placeholders and a window's offset 
   assert.deepEqual(unheldParams(entry("serpapi-google_finance/quote"), query({ engine: "google_finance", q: "GOOGL:NASDAQ", window: "5Y" })), ["window=5Y"]);
 });
 
+test("a stand-in placeholder answers any value but is named; an elided value or a key is held", () => {
+  const property = entry("serpapi-google_hotels/property_details_for_lucknow");
+  assert.deepEqual([...property.standIns], ["property_token"]);
+  const asked = Object.fromEntries(Object.entries(property.query).map(([k, v]) => [k, k === "property_token" ? "tok123" : v]));
+  assert.deepEqual(unheldParams(property, query(asked)), ["property_token=tok123"]);
+  const nominatim = entry("nominatim/search_empty_jsonv2");
+  assert.ok(nominatim.standIns.has("q"));
+  // Elided per-request values (YouTube's signed timedtext URL) and a scrubbed key match anything.
+  const timedtext = entry("youtube/transcript_timedtext");
+  assert.equal(timedtext.standIns.size, 0);
+  const signed = Object.fromEntries(Object.entries(timedtext.query).map(([k, v]) => [k, v === "..." ? "signed-value" : v]));
+  assert.deepEqual(unheldParams(timedtext, query(signed)), []);
+  assert.equal(entry("youtube/error_400_key_invalid").standIns.size, 0);
+});
+
 test("a JSON body is compared with the recorded one, key by key; without a recorded body it is not", () => {
   const serper = entry("serper/search_apple_inc");
   assert.deepEqual(unheldParams(serper, new Map(), { q: "apple inc", page: 1, num: 10 }), []);

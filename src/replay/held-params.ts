@@ -23,6 +23,7 @@ const SHAPE_PARAMS: ReadonlySet<string> = new Set([
   "per_page", // GitHub, OpenAlex
   "maxResults", // YouTube
   "limit",
+  "count", // Open-Meteo geocoding
   "num", // Serper, SerpApi
   "geometry", // openrouteservice
   "format",
@@ -33,7 +34,7 @@ const DEFAULT_VALUES: Readonly<Record<string, Readonly<Record<string, readonly s
   "*": { page: ["1"], offset: ["0"], start: ["0"], hl: ["en"], gl: ["us"] },
   courtlistener: { type: ["o"], order_by: ["score desc"] },
   serpapi: { window: ["1D"] },
-  openmeteo: { temperature_unit: ["celsius"], wind_speed_unit: ["kmh"], precipitation_unit: ["mm"] },
+  openmeteo: { temperature_unit: ["celsius"], wind_speed_unit: ["kmh"], precipitation_unit: ["mm"], language: ["en"] },
   ors: { instructions: ["true"], units: ["m"] },
   patentsview: { o: ['{"size":10}', '{"size":5}', '{"size":1}'] },
 };
@@ -52,8 +53,10 @@ function named(name: string, value: string): string {
 /**
  * The params of this request the recording was not made with: a query param (or a top-level key of
  * a JSON body, when the recording kept its request body) that neither its recorded query nor the
- * match_query it was re-keyed for carries with this value, as `name=value`. Held: keys, placeholders, the offset and size a window answers, shape
- * params and provider defaults. Empty: the recording answers this request as it is.
+ * match_query it was re-keyed for carries with this value, or one a stand-in placeholder answers
+ * (fixture-index.ts, `standIns`), as `name=value`. Held: keys, elided values, the offset and size a
+ * window answers, shape params and provider defaults. Empty: the recording answers this request as
+ * it is.
  */
 export function unheldParams(entry: FixtureEntry, query: ReadonlyMap<string, readonly string[]>, body?: unknown): string[] {
   const out: string[] = [];
@@ -64,6 +67,11 @@ export function unheldParams(entry: FixtureEntry, query: ReadonlyMap<string, rea
     const value = values[0] ?? "";
     if (w !== undefined && (name === w.offset || name === w.limit)) continue;
     const recorded = entry.query[name];
+    // A stand-in answers any value, but was made for another: named, whatever the value.
+    if (entry.standIns.has(name)) {
+      if (!skip(name, value)) out.push(named(name, value));
+      continue;
+    }
     if (recorded !== undefined && (isPlaceholder(recorded) || values.includes(recorded))) continue;
     // A re-keyed recording serves the request its match_query names (null: any value).
     const required = entry.required.find(([n]) => n === name);

@@ -25,7 +25,7 @@ import type { IdGenerator } from "../ids.ts";
 import { type CachedAction, type CommitOp, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
 import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
-import { whileClientWaits } from "../upstream/client.ts";
+import { DEMO_NO_RECORDING_HINT, whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
@@ -152,7 +152,13 @@ export class SessionWork {
       if (unheld === undefined || unheld.size === 0) return page;
       return { ...page, notes: [...(page.notes ?? []), unheldNote([...unheld])] };
     } catch (err) {
-      throw asProviderError(err, cap.id, ctx.signal.aborted);
+      const failure = asProviderError(err, cap.id, ctx.signal.aborted);
+      // In the demo a provider's refusal or odd answer to a request it has no recording of says so
+      // (e.g. "no such place" from the recording that stands in for any unknown name).
+      if (unheld !== undefined && unheld.size > 0 && failure instanceof ApiError && DEMO_UNRECORDED_CODES.has(failure.code)) {
+        throw unrecordedVariant(failure, [...unheld]);
+      }
+      throw failure;
     }
   }
 
@@ -253,6 +259,23 @@ export function asProviderError(err: unknown, capabilityId: string, timedOut: bo
     cause: err,
     hint: "The upstream answered in an unexpected shape; nothing was charged.",
   });
+}
+
+/** Failures that, after a loosely matched recording, mean "not recorded" in the demo. */
+const DEMO_UNRECORDED_CODES: ReadonlySet<string> = new Set(["provider_error", "invalid_request"]);
+
+/**
+ * The demo's answer when a capability could not use the nearest recording of a request it has none
+ * of (a recording of the outbound flights for a return-flights search): no recording, not a
+ * provider failure worth retrying.
+ */
+function unrecordedVariant(failure: ApiError, unheld: readonly string[]): ApiError {
+  const said = failure.violations?.length ? failure.violations.map((v) => `${v.path}: ${v.message}`).join("; ") : failure.message;
+  return new ApiError(
+    "provider_error",
+    `No recording of this request in the offline demo: the nearest recording was not made with ${unheld.join(", ")}, and it does not answer this request (it gave: ${said})`,
+    { retryable: false, hint: DEMO_NO_RECORDING_HINT, cause: failure },
+  );
 }
 
 /** The client, adding to `unheld` what each replayed answer was recorded without (replay-headers.ts). */

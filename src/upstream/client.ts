@@ -88,9 +88,13 @@ function withQuery(url: string, query: UpstreamRequest["query"]): string {
 function noRecording(req: UpstreamRequest): ApiError {
   return new ApiError("provider_error", `No recording of this request in the offline demo (${req.provider} ${req.method} ${req.path}).`, {
     retryable: false,
-    hint: "The demo answers each capability's inspect examples and their follow-ups from recorded responses; other queries, pages and records have no recording. Run `npm start` (real providers) for them.",
+    hint: DEMO_NO_RECORDING_HINT,
   });
 }
+
+/** What the demo can answer, said with every "no recording" refusal. */
+export const DEMO_NO_RECORDING_HINT =
+  "The demo answers each capability's inspect examples and their follow-ups from recorded responses; other queries, pages and records have no recording. Run `npm start` (real providers) for them.";
 
 /** The breaker a request counts against: its own key, else its provider and host. */
 function breakerKeyOf(req: UpstreamRequest): string {
