@@ -183,14 +183,24 @@ export function unknownRecordAction(
 
 /** Shorthand for a 400 with violations. */
 export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
-  // A refusal of the record itself (it lacks what the action needs, or the source no longer has it)
-  // is not fixed by editing the request: another record, or a new search, is what helps.
-  const aboutRecord = violations.length > 0 && violations.every((v) => v.path === "/record_id");
   return new ApiError("invalid_request", message, {
     violations,
-    hint: aboutRecord
-      ? "This record cannot take this action (violations[] says why): choose another record of the search, or execute a new search. Nothing was charged."
-      : "Fix the fields named in violations[] (JSON pointers) and send the request again.",
+    hint: "Fix the fields named in violations[] (JSON pointers) and send the request again.",
+  });
+}
+
+/**
+ * A record action's refusal of its record (it lacks what the action needs, or the source no longer
+ * has it), as the action threw it: not fixed by editing the request (a malformed or doubled id is,
+ * and keeps invalidRequest's hint), so the hint says another record, or a new search, is what helps.
+ */
+export function asRecordRefusal(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== "invalid_request") return error;
+  const violations = error.violations ?? [];
+  if (violations.length === 0 || !violations.every((v) => v.path === "/record_id")) return error;
+  return new ApiError("invalid_request", error.message, {
+    violations,
+    hint: "This record cannot take this action (violations[] says why): choose another record of the search, or execute a new search. Nothing was charged.",
   });
 }
 

@@ -116,3 +116,15 @@ test("the offline demo says on the answer when its recording was not made with t
   assert.equal(sorted.status, 200);
   assert.ok(!(sorted.body.notes ?? []).some((n: string) => n.startsWith("DEMO:")), JSON.stringify(sorted.body.notes));
 });
+
+test("a malformed or doubled id keeps the 'fix the fields' hint; only a record action's refusal of its record says to choose another", async () => {
+  for (const body of [
+    { record_id: "rec_bad", action: "details" },
+    { search_id: "srch_AAAAAAAAAAAAAAAA", record_id: "rec_AAAAAAAAAAAAAAAA", action: "more" },
+  ]) {
+    const res = await h.call("POST", "/v1/follow-up", { key, body });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.ok(res.body.error.violations.every((v: { path: string }) => v.path === "/record_id" || v.path === "/search_id"));
+    assert.match(res.body.error.hint, /^Fix the fields named in violations\[\]/, JSON.stringify(body));
+  }
+});

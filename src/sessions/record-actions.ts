@@ -6,7 +6,7 @@
  */
 import type { Caller } from "../accounts/accounts.ts";
 import { actionNames } from "../capabilities/types.ts";
-import { ApiError, type CallOrigin, invalidRequest, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../errors.ts";
+import { ApiError, asRecordRefusal, type CallOrigin, invalidRequest, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../errors.ts";
 import { type RecordFollowUpResponse, recordResponse } from "./envelope.ts";
 import { asProviderError, recordView, type SessionWork, UNKNOWN_ID_HINT } from "./routing.ts";
 import { queryAt, searchActions } from "./session-state.ts";
@@ -69,7 +69,7 @@ export async function recordFollowUp(
           },
         };
       } catch (err) {
-        throw asProviderError(err, cap.id, ctx.signal.aborted);
+        throw asRecordRefusal(asProviderError(err, cap.id, ctx.signal.aborted));
       }
     },
   );
