@@ -112,7 +112,7 @@ export function createServices(deps: AppDeps): Services {
   };
   const oauth = new OAuthService(deps.store, deps.config, clock, ids);
   let guideText: string | undefined;
-  const guide = () => (guideText ??= renderGuide(registry, loadSharpenSettings(deps.config.env), deps.config.mcp.protocolPerMinute));
+  const guide = () => (guideText ??= renderGuide(registry, loadSharpenSettings(deps.config.env), deps.config.mcp.protocolPerMinute, deps.config.plans));
   const base = {
     config: deps.config,
     store: deps.store,

@@ -82,7 +82,8 @@ export class CatalogService {
       "POST /v1/follow-up with the search_id (`more`, `update`) or a record_id (`details` and other record actions).",
       "Every response carries charged_credits and balance; refused and failed calls cost nothing.",
       "Search sessions live 24 hours after their last use. Sharpen (POST /v1/sharpen) gets a second opinion on a draft",
-      "from a model of a different family than yours.",
+      "from a model of a different family than yours. Over MCP the same steps are the tools inspect, execute,",
+      "follow_up and sharpen (discover answers this catalog).",
     ];
     if (this.deps.config.demo) lines.push(DEMO_NOTE);
     return lines.join(" ");

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import type { Registry } from "../capabilities/registry.ts";
+import type { Plan } from "../config.ts";
 import { STAGE_TIER } from "../sharpen/entitlement.ts";
 import type { SharpenSettings } from "../sharpen/reviewers.ts";
 
@@ -46,9 +47,23 @@ function sharpenSection(sharpen: Pick<SharpenSettings, "declared" | "tierCredits
   ].join("\n");
 }
 
-/** The guide as served: guide.md with this deployment's MCP protocol bound, capabilities and Sharpen. */
-export function renderGuide(registry: Registry, sharpen: Pick<SharpenSettings, "declared" | "tierCredits">, mcpProtocolPerMinute: number): string {
-  const text = readFileSync(new URL("./guide.md", import.meta.url), "utf8").replace("{mcp_protocol_rate}", String(mcpProtocolPerMinute));
+/** The per-key request rates of this deployment's plans, as the guide says them. */
+function keyRates(plans: readonly Pick<Plan, "id" | "rateLimitPerMinute">[]): string {
+  const rates = new Set(plans.map((p) => p.rateLimitPerMinute));
+  if (rates.size === 1) return `${[...rates][0]} requests a minute`;
+  return `as many requests a minute as its account's plan allows (${plans.map((p) => `${p.id}: ${p.rateLimitPerMinute}`).join(", ")})`;
+}
+
+/** The guide as served: guide.md with this deployment's rates, capabilities and Sharpen. */
+export function renderGuide(
+  registry: Registry,
+  sharpen: Pick<SharpenSettings, "declared" | "tierCredits">,
+  mcpProtocolPerMinute: number,
+  plans: readonly Pick<Plan, "id" | "rateLimitPerMinute">[],
+): string {
+  const text = readFileSync(new URL("./guide.md", import.meta.url), "utf8")
+    .replace("{mcp_protocol_rate}", String(mcpProtocolPerMinute))
+    .replace("{key_rate}", keyRates(plans));
   const rows = Object.values(registry)
     .map((cap) => `| \`${cap.id}\` | ${cap.title} | ${cap.paging} | ${cap.typicalCredits} | ${cap.summary} |`)
     .join("\n");

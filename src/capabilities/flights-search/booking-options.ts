@@ -42,7 +42,8 @@ export function returnSearchDetail(query: FlightsSearchQuery, departureToken: st
       return_search: { capability: "flights.search", params: returnSearchParams(query, departureToken) },
       note:
         "This is an outbound flight of a round trip. Execute return_search.params with POST " +
-        "/v1/capabilities/flights.search/execute (4 credits) to list the return flights for it; `details` on " +
+        "/v1/capabilities/flights.search/execute (over MCP: the execute tool with capability flights.search; " +
+        "4 credits) to list the return flights for it; `details` on " +
         "the chosen return flight then gives the booking options for both legs. No charge for this answer.",
     },
     links: [],
