@@ -182,7 +182,7 @@ export const socialSearch = defineCapability({
             async search(ctx, query, cursor) {
               const after = typeof cursor === "string" ? cursor : null;
               const response = await fromReddit(() => ctx.upstream.send<string>(toRedditSearchRequest(query.kind, query.query, query.num, after), ctx.signal));
-              return redditPage(response.status, response.body, query.kind);
+              return redditPage(response.status, response.body, query.kind, query.num);
             },
           },
         ],

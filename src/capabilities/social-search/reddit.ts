@@ -144,14 +144,25 @@ export function userRecord(user: Obj): RecordDraft | undefined {
   };
 }
 
-/** A search page: posts (`t3`) or profiles (`t2`), and the next token. */
-export function redditPage(status: number, text: unknown, kind: SocialKind): { records: RecordDraft[]; next: string | null } {
+/**
+ * A search page of at most `num` posts (`t3`) or profiles (`t2`), and the next token. Reddit may list
+ * more than the `limit` asked; the page keeps `num` and continues after the last one kept (its
+ * fullname is the token Reddit's `after` takes).
+ */
+export function redditPage(status: number, text: unknown, kind: SocialKind, num: number): { records: RecordDraft[]; next: string | null } {
   const { things, after } = readListing(readReddit(status, text));
   const wanted = kind === "posts" ? "t3" : "t2";
-  const records = things
-    .filter((t) => t.kind === wanted)
-    .map((t) => (kind === "posts" ? postRecord(t.data) : userRecord(t.data)))
-    .filter((r) => r !== undefined);
+  const records: RecordDraft[] = [];
+  for (const [i, t] of things.entries()) {
+    if (t.kind !== wanted) continue;
+    const record = kind === "posts" ? postRecord(t.data) : userRecord(t.data);
+    if (record === undefined) continue;
+    if (records.length === num) {
+      const last = things.slice(0, i).findLast((k) => k.kind === wanted && str(k.data.name) !== undefined);
+      return { records, next: str(last?.data.name) ?? after };
+    }
+    records.push(record);
+  }
   return { records, next: after };
 }
 

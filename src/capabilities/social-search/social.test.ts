@@ -135,7 +135,7 @@ test("Reddit requests: /search.json with type, limit, after and raw_json, read a
 });
 
 test("the recorded Reddit listing: posts with subreddit, score, comments, link_url, subscribers; the next token", () => {
-  const page = redditPage(200, fixtureText("reddit", "search_listing.json"), "posts");
+  const page = redditPage(200, fixtureText("reddit", "search_listing.json"), "posts", 25);
   assert.equal(page.records.length, 25);
   assert.equal(page.next, "t3_155olnd");
   assert.deepEqual(page.records[0]?.summary, {
@@ -156,8 +156,17 @@ test("the recorded Reddit listing: posts with subreddit, score, comments, link_u
   assert.ok(selfPosts.every((r) => !String(r.summary.url).includes("i.redd.it")));
 });
 
+test("Reddit listing more than `num` (the limit asked): the page keeps `num` and continues after the last one kept", () => {
+  const all = redditPage(200, fixtureText("reddit", "search_listing.json"), "posts", 25);
+  const page = redditPage(200, fixtureText("reddit", "search_listing.json"), "posts", 3);
+  assert.deepEqual(page.records, all.records.slice(0, 3));
+  assert.equal(page.next, all.records[2]?.ref?.name, "Reddit's `after` takes the fullname of the last post kept");
+  // Exactly `num` listed: Reddit's own token.
+  assert.equal(redditPage(200, fixtureText("reddit", "search_listing.json"), "posts", 25).next, "t3_155olnd");
+});
+
 test("Reddit accounts: karma, followers (profile subscribers), verified; the legacy shape sums link and comment karma", () => {
-  const page = redditPage(200, fixtureText("reddit", "search_users_listing.json"), "profiles");
+  const page = redditPage(200, fixtureText("reddit", "search_users_listing.json"), "profiles", 25);
   assert.equal(page.next, null);
   const [watchful, legacy] = page.records;
   assert.equal(watchful?.summary.title, "u/Watchful1");
@@ -181,7 +190,7 @@ test("Reddit refusals: the 403 HTML page from datacenter networks and other fail
   assert.throws(() => readReddit(403, fixtureText("reddit", "blocked_network_policy.html")), refused);
   assert.throws(() => readReddit(200, "<!doctype html><html><body>blocked</body></html>"), refused);
   assert.throws(() => readReddit(404, fixtureText("reddit", "error_404_not_found.json")), (e: unknown) => e instanceof ApiError && /Not Found \(HTTP 404\)/.test(e.message));
-  assert.throws(() => redditPage(200, '{"kind": "t2", "data": {}}', "posts"), (e: unknown) => e instanceof ApiError && /not a listing|other than a listing/.test(e.message));
+  assert.throws(() => redditPage(200, '{"kind": "t2", "data": {}}', "posts", 10), (e: unknown) => e instanceof ApiError && /not a listing|other than a listing/.test(e.message));
 });
 
 test("the forum source answers a 429 (after the client's retries) with Reddit's hint", async () => {
