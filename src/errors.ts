@@ -183,11 +183,10 @@ export function unknownRecordAction(
 
 /** Shorthand for a 400 with violations. */
 export function invalidRequest(violations: Violation[], message = "The request is not valid."): ApiError {
-  return new ApiError("invalid_request", message, {
-    violations,
-    hint: "Fix the fields named in violations[] (JSON pointers) and send the request again.",
-  });
+  return new ApiError("invalid_request", message, { violations, hint: FIX_FIELDS_HINT });
 }
+
+const FIX_FIELDS_HINT = "Fix the fields named in violations[] (JSON pointers) and send the request again.";
 
 /**
  * A record action's refusal of its record (it lacks what the action needs, or the source no longer
@@ -195,7 +194,8 @@ export function invalidRequest(violations: Violation[], message = "The request i
  * and keeps invalidRequest's hint), so the hint says another record, or a new search, is what helps.
  */
 export function asRecordRefusal(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error.code !== "invalid_request") return error;
+  // A refusal with a hint of its own (a video with no transcript) keeps it.
+  if (!(error instanceof ApiError) || error.code !== "invalid_request" || error.hint !== FIX_FIELDS_HINT) return error;
   const violations = error.violations ?? [];
   if (violations.length === 0 || !violations.every((v) => v.path === "/record_id")) return error;
   return new ApiError("invalid_request", error.message, {

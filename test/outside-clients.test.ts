@@ -107,6 +107,13 @@ test("the offline demo says on the answer when its recording was not made with t
     assert.equal(paris.status, 502, JSON.stringify(paris.body));
     assert.match(paris.body.error.message, /^No recording of this request in the offline demo: the nearest recording was not made with name=Paris[,;]? /);
     assert.match(paris.body.error.message, /did not match any place/, "what the recording gave is still said");
+    // A record action on a video whose player answer was not recorded (another video's was): no
+    // recording, not a retryable provider failure.
+    const videos = await demo.call("POST", "/v1/capabilities/video.search/execute", { key: k, body: { query: "actions on google" } });
+    const transcript = await demo.call("POST", "/v1/follow-up", { key: k, body: { record_id: videos.body.results[0].record_id, action: "transcript" } });
+    assert.equal(transcript.status, 502, JSON.stringify(transcript.body));
+    assert.match(transcript.body.error.message, /^No recording of this request in the offline demo/);
+    assert.equal(transcript.body.error.retryable, false);
   } finally {
     await demo.close();
   }

@@ -185,7 +185,8 @@ describe("video.search", () => {
     assert.equal(await silent.used(), usedBefore);
   });
 
-  test("a player answer about another video is a provider error, charged nothing", async () => {
+  // (A player answer about another video is a provider error too: youtube.test.ts, captionTracks.)
+  test("a video the player has no recording for is a provider error, charged nothing", async () => {
     const ex = await kit.execute({ query: "actions on google" });
     const usedBefore = await kit.used();
     const res = await kit.action(ex.body.results[0].record_id, "transcript");

@@ -4,6 +4,7 @@
  * read up to a byte cap, and its content type checked before its body is read. It never uses the
  * provider client (src/upstream): the address here is the caller's choice, not a provider's.
  */
+import { parseUnheldHeader, UNHELD_HEADER } from "../replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { request } from "undici";
 import { type AddressPolicy, checkUrl, clipUrl } from "./address.ts";
@@ -64,6 +65,11 @@ export interface FetchedPage {
   bytes: Uint8Array;
   /** The body was longer than `maxBytes` and was cut there. */
   cut: boolean;
+  /**
+   * With `replayBase` (tests, the offline demo): what of the request the replay's copy was not made
+   * with (replay-headers.ts); `path=…` when it is the stand-in page for an address it has no copy of.
+   */
+  replayUnheld?: string[];
 }
 
 const ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.1";
@@ -166,6 +172,15 @@ export async function fetchPage(raw: string, options: FetchOptions): Promise<Fet
     kind ??= sniff(bytes);
     if (kind === undefined) throw new UnsupportedType("of no declared type and not recognisably HTML or PDF");
     if (kind === "pdf" && cut) throw new PageFailed(`the PDF is larger than the ${options.maxBytes} bytes the reader reads`);
-    return { url: url.href, kind, type: type ?? "sniffed", ...(charset === undefined ? {} : { charset }), bytes, cut };
+    const unheld = options.replayBase === undefined ? [] : parseUnheldHeader(res.headers[UNHELD_HEADER]);
+    return {
+      url: url.href,
+      kind,
+      type: type ?? "sniffed",
+      ...(charset === undefined ? {} : { charset }),
+      bytes,
+      cut,
+      ...(unheld.length === 0 ? {} : { replayUnheld: unheld }),
+    };
   }
 }

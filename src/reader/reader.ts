@@ -11,6 +11,7 @@
  *   connection that fails): `502 provider_error`; too slow (`READ_BUDGET_MS`): `504 provider_timeout`.
  * The local engine uses no circuit breaker: a broken site fails its own reads only.
  */
+import { unheldNote } from "../replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { ApiError, invalidRequest } from "../errors.ts";
 import type { CapabilityContext } from "../capabilities/types.ts";
@@ -112,7 +113,7 @@ async function readLocally(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk,
     signal,
   );
   const notes: string[] = [];
-  if (s.replayBase !== undefined) notes.push(`DEMO: read from the offline demo's recorded copy of ${page.url}, not from the live page.`);
+  if (s.replayBase !== undefined) notes.push(replayNote(page));
   if (page.cut) notes.push(`The page is larger than the ${s.maxBytes} bytes the reader reads; its first ${s.maxBytes} bytes were read.`);
   if (out.wholePage) notes.push("No main article was found on the page; the text of the whole page is given.");
   if (out.pages !== undefined) notes.push(`A PDF of ${out.pages} page${out.pages === 1 ? "" : "s"}, read as text.`);
@@ -150,6 +151,16 @@ async function readWithJina(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk
     format: ask.format,
     notes: ["Read by Jina Reader."],
   };
+}
+
+/** Where a page read from the replay came from: its recorded copy, or the stand-in for an address it has none of. */
+function replayNote(page: { url: string; replayUnheld?: string[] }): string {
+  const unheld = page.replayUnheld ?? [];
+  if (unheld.some((p) => p.startsWith("path="))) {
+    return `DEMO: the offline demo holds no copy of ${page.url}; the content is the demo's stand-in page, not this page's text.`;
+  }
+  if (unheld.length > 0) return unheldNote(unheld);
+  return `DEMO: read from the offline demo's recorded copy of ${page.url}, not from the live page.`;
 }
 
 function asApiError(err: unknown, ask: ReadAsk, signal: AbortSignal): unknown {

@@ -54,6 +54,8 @@ export interface FixtureEntry {
    * `<property_token>`, `<no match>`): a stand-in. Not elided values (`...`) or keys.
    */
   standIns: ReadonlySet<string>;
+  /** The recording answers any path its pattern matches though it holds none of them (`stand_in`). */
+  standInPath: boolean;
   status: number;
   contentType: string;
   body: Buffer;
@@ -138,6 +140,8 @@ interface RawEntry {
    * (`request_body` only documents what was recorded).
    */
   match_body?: unknown;
+  /** A page written to stand in for any path its match_path_regex matches (not a recording of them). */
+  stand_in?: boolean;
 }
 
 interface PrefixRoutes {
@@ -224,6 +228,7 @@ function parseRawEntry(value: unknown, where: string): RawEntry {
     window: parseWindow(o.window, where),
     ...(o.request_body === undefined || o.request_body === null ? {} : { request_body: o.request_body }),
     ...(o.match_body === undefined || o.match_body === null ? {} : { match_body: o.match_body }),
+    ...(o.stand_in === true ? { stand_in: true } : {}),
   };
 }
 
@@ -339,6 +344,7 @@ function buildEntry(
     query,
     required,
     standIns,
+    standInPath: raw.stand_in === true,
     status: raw.status,
     contentType: raw.content_type ?? "application/json",
     body,

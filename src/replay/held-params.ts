@@ -58,8 +58,15 @@ function named(name: string, value: string): string {
  * window answers, shape params and provider defaults. Empty: the recording answers this request as
  * it is.
  */
-export function unheldParams(entry: FixtureEntry, query: ReadonlyMap<string, readonly string[]>, body?: unknown): string[] {
+export function unheldParams(
+  entry: FixtureEntry,
+  query: ReadonlyMap<string, readonly string[]>,
+  body?: unknown,
+  /** The request's path under the provider prefix; named when the entry stands in for any path. */
+  path?: string,
+): string[] {
   const out: string[] = [];
+  if (entry.standInPath && path !== undefined) out.push(named("path", path));
   const w = entry.window;
   const skip = (name: string, value: string): boolean =>
     IGNORED_QUERY_PARAMS.has(name) || SHAPE_PARAMS.has(name) || isDefault(entry.prefix, name, value);

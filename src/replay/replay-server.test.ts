@@ -322,7 +322,7 @@ test("every committed recording is served for its own recorded request", async (
     const body = Buffer.from(await res.body.arrayBuffer());
     assert.equal(res.headers["x-replay-case"], entry.id, `${entry.id} served by another recording`);
     // Its own request is held, but for a stand-in's placeholder (the recording answers any value).
-    const standIns = [...entry.standIns].map((name) => `${name}=${query[name]}`);
+    const standIns = [...(entry.standInPath ? [`path=${path}`] : []), ...[...entry.standIns].map((name) => `${name}=${query[name]}`)];
     assert.deepEqual(parseUnheldHeader(res.headers["x-replay-unheld"]), standIns, entry.id);
     assert.equal(res.statusCode, entry.status, entry.id);
     assert.ok(body.equals(entry.body), entry.id);

@@ -345,7 +345,7 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
       body,
       matched: fault === undefined && page !== undefined ? (entry?.id ?? null) : null,
       fault: fault?.kind ?? null,
-      unheld: entry === undefined || page === undefined ? [] : unheldParams(entry, query, parsedBody),
+      unheld: entry === undefined || page === undefined ? [] : unheldParams(entry, query, parsedBody, rest),
       at: Date.now(),
     };
     log(record);

@@ -69,7 +69,8 @@ export async function recordFollowUp(
           },
         };
       } catch (err) {
-        throw asRecordRefusal(asProviderError(err, cap.id, ctx.signal.aborted));
+        const failure = asRecordRefusal(asProviderError(err, cap.id, ctx.signal.aborted));
+        throw ctx.demo?.failure(failure) ?? failure;
       }
     },
   );

@@ -24,11 +24,11 @@ import { ApiError, type CallOrigin, ClientGone, invalidRequest, pointer, session
 import type { IdGenerator } from "../ids.ts";
 import { type CachedAction, type CommitOp, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
-import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
-import { DEMO_NO_RECORDING_HINT, whileClientWaits } from "../upstream/client.ts";
+import { whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
-import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
+import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
+import { DemoRecordings } from "./demo-recordings.ts";
 import { queryAt, type SessionState, stateJson, stateOf } from "./session-state.ts";
 
 export interface SearchDeps {
@@ -125,11 +125,15 @@ export class SessionWork {
    * call whose caller has gone starts no provider request), the call's deadline, the clock, the
    * configuration, the bounded cache and indexes, and the search's filters.
    */
-  context(cap: Capability, origin: CallOrigin, filters: readonly Filter[] = []): BaseContext {
+  context(cap: Capability, origin: CallOrigin, filters: readonly Filter[] = []): BaseContext & { demo?: DemoRecordings } {
     const gone = origin.clientGone;
-    const upstream = gone === undefined ? this.deps.upstream : whileClientWaits(this.deps.upstream, gone);
+    let upstream = gone === undefined ? this.deps.upstream : whileClientWaits(this.deps.upstream, gone);
+    // The offline demo watches which recordings answered the call (demo-recordings.ts).
+    const demo = this.deps.config.demo ? new DemoRecordings() : undefined;
+    if (demo !== undefined) upstream = demo.watch(upstream);
     const { indexes, upstream: processUpstream } = this.deps;
     return {
+      ...(demo === undefined ? {} : { demo }),
       upstream,
       signal: this.deadlines.signal(cap.deadlineMs),
       now: this.nowDate,
@@ -144,21 +148,13 @@ export class SessionWork {
   /** Run the adapter under the deadline; unexpected adapter failures are provider errors, not 500s. */
   async runSearch(cap: Capability, query: JsonObject, cursor: JsonValue, origin: CallOrigin, filters?: readonly Filter[]): Promise<SearchPage> {
     const ctx = this.context(cap, origin, filters);
-    // The offline demo: a recording made for another variant of the request is said so on the answer.
-    const unheld = this.deps.config.demo ? new Set<string>() : undefined;
-    if (unheld !== undefined) ctx.upstream = noticingUnheld(ctx.upstream, unheld);
     try {
       const page = await cap.search(ctx, query, cursor);
-      if (unheld === undefined || unheld.size === 0) return page;
-      return { ...page, notes: [...(page.notes ?? []), unheldNote([...unheld])] };
+      const note = ctx.demo?.note();
+      return note === undefined ? page : { ...page, notes: [...(page.notes ?? []), note] };
     } catch (err) {
       const failure = asProviderError(err, cap.id, ctx.signal.aborted);
-      // In the demo a provider's refusal or odd answer to a request it has no recording of says so
-      // (e.g. "no such place" from the recording that stands in for any unknown name).
-      if (unheld !== undefined && unheld.size > 0 && failure instanceof ApiError && DEMO_UNRECORDED_CODES.has(failure.code)) {
-        throw unrecordedVariant(failure, [...unheld]);
-      }
-      throw failure;
+      throw ctx.demo?.failure(failure) ?? failure;
     }
   }
 
@@ -259,34 +255,4 @@ export function asProviderError(err: unknown, capabilityId: string, timedOut: bo
     cause: err,
     hint: "The upstream answered in an unexpected shape; nothing was charged.",
   });
-}
-
-/** Failures that, after a loosely matched recording, mean "not recorded" in the demo. */
-const DEMO_UNRECORDED_CODES: ReadonlySet<string> = new Set(["provider_error", "invalid_request"]);
-
-/**
- * The demo's answer when a capability could not use the nearest recording of a request it has none
- * of (a recording of the outbound flights for a return-flights search): no recording, not a
- * provider failure worth retrying.
- */
-function unrecordedVariant(failure: ApiError, unheld: readonly string[]): ApiError {
-  const said = failure.violations?.length ? failure.violations.map((v) => `${v.path}: ${v.message}`).join("; ") : failure.message;
-  return new ApiError(
-    "provider_error",
-    `No recording of this request in the offline demo: the nearest recording was not made with ${unheld.join(", ")}, and it does not answer this request (it gave: ${said})`,
-    { retryable: false, hint: DEMO_NO_RECORDING_HINT, cause: failure },
-  );
-}
-
-/** The client, adding to `unheld` what each replayed answer was recorded without (replay-headers.ts). */
-function noticingUnheld(client: UpstreamClient, unheld: Set<string>): UpstreamClient {
-  return {
-    send: async <T>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean) => {
-      const res = await client.send<T>(request, signal, clientGone);
-      for (const param of parseUnheldHeader(res.headers[UNHELD_HEADER])) unheld.add(param);
-      return res;
-    },
-    hasKey: (provider) => client.hasKey(provider),
-    close: () => client.close(),
-  };
 }

@@ -94,7 +94,9 @@ function noRecording(req: UpstreamRequest): ApiError {
 
 /** What the demo can answer, said with every "no recording" refusal. */
 export const DEMO_NO_RECORDING_HINT =
-  "The demo answers each capability's inspect examples and their follow-ups from recorded responses; other queries, pages and records have no recording. Run `npm start` (real providers) for them.";
+  "The demo answers from recorded responses: each capability's inspect examples, and the follow-ups `npm run demo -- --check` " +
+  "runs (the first example's more, update and its first record's actions); other queries, pages and records are mostly not " +
+  "recorded. Run `npm start` (real providers) for them.";
 
 /** The breaker a request counts against: its own key, else its provider and host. */
 function breakerKeyOf(req: UpstreamRequest): string {

@@ -1,0 +1,52 @@
+/**
+ * The offline demo's watch over one call's provider answers. The replay answers an unrecorded
+ * variant of a recorded request with the nearest recording and names, in a header, the request's
+ * params that recording was not made with (src/replay/held-params.ts). One call's watch gathers
+ * them, so that:
+ * - a search's answer says so in a note (spec 2.3 `notes`; record actions have none, spec 2.7);
+ * - a capability's refusal of such a recording (a return-flights search answered with the outbound
+ *   flights, "no such place" from the recording that stands in for any unknown name, another video's
+ *   player) is answered as what it is, no recording of this request: not retryable, not the caller's
+ *   input at fault.
+ * Only with QUARRY_DEMO=1 (SessionWork.context); a live deployment never reads the header.
+ */
+import { ApiError } from "../errors.ts";
+import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
+import { DEMO_NO_RECORDING_HINT } from "../upstream/client.ts";
+import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
+
+/** Failures that, after a loosely matched recording, mean "not recorded". */
+const UNRECORDED_CODES: ReadonlySet<string> = new Set(["provider_error", "invalid_request"]);
+
+export class DemoRecordings {
+  private readonly unheld = new Set<string>();
+
+  /** The client, noting what each replayed answer was not recorded with. */
+  watch(client: UpstreamClient): UpstreamClient {
+    return {
+      send: async <T>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean) => {
+        const res = await client.send<T>(request, signal, clientGone);
+        for (const param of parseUnheldHeader(res.headers[UNHELD_HEADER])) this.unheld.add(param);
+        return res;
+      },
+      hasKey: (provider) => client.hasKey(provider),
+      close: () => client.close(),
+    };
+  }
+
+  /** The answer's note when a recording answered a request it was not made for; else undefined. */
+  note(): string | undefined {
+    return this.unheld.size === 0 ? undefined : unheldNote([...this.unheld]);
+  }
+
+  /** The call's failure as the demo says it: "no recording" after a loosely matched recording. */
+  failure(failure: unknown): unknown {
+    if (this.unheld.size === 0 || !(failure instanceof ApiError) || !UNRECORDED_CODES.has(failure.code)) return failure;
+    const said = failure.violations?.length ? failure.violations.map((v) => `${v.path}: ${v.message}`).join("; ") : failure.message;
+    return new ApiError(
+      "provider_error",
+      `No recording of this request in the offline demo: the nearest recording was not made with ${[...this.unheld].join(", ")}, and it does not answer this request (it gave: ${said})`,
+      { retryable: false, hint: DEMO_NO_RECORDING_HINT, cause: failure },
+    );
+  }
+}
