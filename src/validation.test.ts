@@ -70,3 +70,21 @@ test("lengths are said plainly, in characters, and unknown fields list the accep
   assert.deepEqual(validate(schema, { name: "a", code: "x" }), [{ path: "/code", message: "must be at least 2 characters long" }]);
   assert.deepEqual(validate(schema, { name: "a", nam: 1 }), [{ path: "/nam", message: 'unknown field "nam" (did you mean "name"?); fields: name, code' }]);
 });
+
+test("a union of types reports the branch of the value's own type; a value of none of them names every type", () => {
+  const place = Type.Union([
+    Type.String({ maxLength: 5 }),
+    Type.Object({ lat: Type.Number(), lon: Type.Number() }, { additionalProperties: false }),
+  ]);
+  const schema = Type.Object({ origin: place, stops: Type.Optional(Type.Array(place)) }, { additionalProperties: false });
+  const said = (body: unknown, at = "") => validate(schema, body, at).map((v) => `${v.path} ${v.message}`);
+  assert.deepEqual(said({ origin: { lat: 1 } }), ["/origin/lon is required"]);
+  assert.deepEqual(said({ origin: { lat: 1, lon: 2, alt: 3 } }), ['/origin/alt unknown field "alt" (did you mean "lat"?); fields: lat, lon']);
+  assert.deepEqual(said({ origin: "too long" }), ["/origin must be at most 5 characters long"]);
+  assert.deepEqual(said({ origin: 7 }), ["/origin must be string or object"]);
+  assert.deepEqual(said({ origin: "ok", stops: [{ lon: 1 }, 3] }, "/params"), ["/params/stops/0/lat is required", "/params/stops/1 must be string or object"]);
+  // A nullable field (update's removal) is a union too: a wrong value is judged by its own branch.
+  const nullable = Type.Object({ origin: Type.Union([place, Type.Null()]) });
+  assert.deepEqual(validate(nullable, { origin: { lat: 1 } }).map((v) => `${v.path} ${v.message}`), ["/origin/lon is required"]);
+  assert.deepEqual(validate(nullable, { origin: null }), []);
+});

@@ -131,14 +131,18 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
     out.push({ path: at + err.instancePath, message: oneOfMessage(branches.map((b) => b.const), err.data) });
     seen.add(at + err.instancePath + "\u0000" + out.at(-1)!.message);
   }
+  const { dropped, typesOf } = unionBranchErrors(errors, collapsed);
   // A wrong type is the root cause: other complaints about the same value add nothing.
-  const wrongType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
+  const wrongType = new Set(errors.filter((e) => e.keyword === "type" && !dropped.has(e)).map((e) => e.instancePath));
   for (const err of errors) {
+    if (dropped.has(err)) continue;
     if ([...collapsed].some((p) => err.schemaPath.startsWith(p + "/"))) continue;
     if (err.keyword !== "type" && wrongType.has(err.instancePath)) continue;
-    // anyOf/oneOf summaries repeat what their branches said; the branch errors are kept.
-    if (err.keyword === "anyOf" || err.keyword === "oneOf" || err.keyword === "if") continue;
-    const v = describe(err);
+    // anyOf/oneOf summaries repeat what their branches said; the branch errors are kept (a value of
+    // none of a union's types is said once, here, in the summary's place).
+    const types = typesOf.get(err);
+    if (types === undefined && (err.keyword === "anyOf" || err.keyword === "oneOf" || err.keyword === "if")) continue;
+    const v = types === undefined ? describe(err) : { path: err.instancePath, message: `must be ${types}` };
     const violation = { path: at + v.path, message: v.message };
     const key = violation.path + "\u0000" + violation.message;
     if (seen.has(key)) continue;
@@ -146,6 +150,46 @@ export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
     out.push(violation);
   }
   return out;
+}
+
+/**
+ * A union of types (`string` or `{lat, lon}`): the branches the value is not even the type of say
+ * nothing useful ("must be string" of an object missing `lon`). When some branch is of the value's
+ * type, the other branches' errors are dropped, so the matching branch's own ("/origin/lon is
+ * required") are reported; when none is, its type errors become one violation naming every type,
+ * said in the union's place. Returns the errors to drop and the unions to say so of.
+ */
+function unionBranchErrors(
+  errors: readonly ErrorObject[],
+  collapsed: ReadonlySet<string>,
+): { dropped: Set<ErrorObject>; typesOf: Map<ErrorObject, string> } {
+  const dropped = new Set<ErrorObject>();
+  const typesOf = new Map<ErrorObject, string>();
+  for (const union of errors) {
+    if ((union.keyword !== "anyOf" && union.keyword !== "oneOf") || collapsed.has(union.schemaPath) || !Array.isArray(union.schema)) continue;
+    const branches = union.schema as { type?: unknown }[];
+    // A union under `items` is one schema path for every item: its errors are the ones at this item.
+    const within = (err: ErrorObject) => err.instancePath === union.instancePath || err.instancePath.startsWith(`${union.instancePath}/`);
+    const branchOf = (err: ErrorObject): number | undefined => {
+      if (!within(err)) return undefined;
+      const rest = err.schemaPath.startsWith(`${union.schemaPath}/`) ? err.schemaPath.slice(union.schemaPath.length + 1) : undefined;
+      const index = rest === undefined ? Number.NaN : Number.parseInt(rest, 10);
+      return Number.isInteger(index) ? index : undefined;
+    };
+    const mistyped = new Set<number>();
+    for (const err of errors) {
+      const i = branchOf(err);
+      if (i !== undefined && err.keyword === "type" && err.instancePath === union.instancePath && err.schemaPath === `${union.schemaPath}/${i}/type`) mistyped.add(i);
+    }
+    if (mistyped.size === 0) continue;
+    for (const err of errors) {
+      const i = branchOf(err);
+      if (i !== undefined && mistyped.has(i)) dropped.add(err);
+    }
+    if (mistyped.size < branches.length) continue;
+    typesOf.set(union, branches.flatMap((b) => (typeof b.type === "string" ? [b.type] : [])).join(" or "));
+  }
+  return { dropped, typesOf };
 }
 
 /**
