@@ -29,6 +29,11 @@ const QUIET_LEVELS = new Set(["silent", "warn", "error", "fatal"]);
 
 export type { AppDeps, Services, SharpenHandler } from "./services.ts";
 
+/** A hop count as proxy-addr takes it: the nearest `hops` addresses are proxies. */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const services = createServices(deps);
   const app = Fastify({
@@ -39,6 +44,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One access line per request is written by the onResponse hook below, with the URL redacted.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
+    // Behind a proxy or TLS terminator: the client's address (per-address limits) and scheme (the
+    // dashboard's Secure cookie) from its X-Forwarded-* headers, believed only from TRUST_PROXY.
+    trustProxy: typeof deps.config.trustProxy === "number" ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     // Node's guard against requests sent too slowly, which Fastify turns off by default (0); the
     // timed-out request is answered in clientErrorHandler below.
     requestTimeout: deps.config.requestTimeoutMs,

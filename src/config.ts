@@ -1,6 +1,7 @@
 /**
  * The environment, parsed once into a typed Config. Nothing else in the service reads process.env.
  */
+import { isIP } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { STAGES, TIERS } from "./sharpen/entitlement.ts";
@@ -85,6 +86,13 @@ export interface Config {
    * each request's Host (fine on one machine; set it behind a proxy or TLS terminator).
    */
   publicUrl: string | undefined;
+  /**
+   * TRUST_PROXY: whose `X-Forwarded-For` / `-Proto` / `-Host` to believe (Fastify's `trustProxy`):
+   * false, true (any), a hop count, or addresses, CIDR ranges and proxy-addr's names (`loopback`,
+   * `linklocal`, `uniquelocal`). Unset: `loopback` when PUBLIC_URL is https (a TLS terminator on this
+   * host, which the dashboard's Secure cookie needs to see as https), else false.
+   */
+  trustProxy: boolean | number | string[];
   dashboard: {
     /** Signs dashboard session cookies (DASHBOARD_SESSION_SECRET); unset: generated once and kept in the store. */
     sessionSecret: string | undefined;
@@ -157,6 +165,27 @@ function list(value: string | undefined): string[] {
 
 function trimSlash(url: string): string {
   return url.replace(/\/+$/, "");
+}
+
+const PROXY_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** TRUST_PROXY (see Config.trustProxy). */
+function trustProxy(raw: string | undefined, publicOrigin: string | undefined): boolean | number | string[] {
+  const text = raw?.trim() ?? "";
+  if (text === "") return publicOrigin?.startsWith("https:") ? ["loopback"] : false;
+  if (text === "true" || text === "false") return text === "true";
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(",").map((e) => e.trim()).filter((e) => e !== "");
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split("/");
+    const family = isIP(address ?? "");
+    const maxBits = family === 4 ? 32 : 128;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (!PROXY_NAMES.has(entry) && (family === 0 || !validBits || extra !== undefined)) {
+      throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, or addresses and CIDR ranges (or loopback, linklocal, uniquelocal), comma-separated; got "${entry}"`);
+    }
+  }
+  return entries;
 }
 
 /** PUBLIC_URL: an http(s) origin, without path, query or fragment; returned without a trailing slash. */
@@ -299,6 +328,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       protocolPerMinute: int(env, "MCP_PROTOCOL_RATE_PER_MINUTE", 600, 1),
     },
     publicUrl: publicUrl(env.PUBLIC_URL),
+    trustProxy: trustProxy(env.TRUST_PROXY, publicUrl(env.PUBLIC_URL)),
     dashboard: {
       sessionSecret: sessionSecret(env.DASHBOARD_SESSION_SECRET),
       sessionTtlSeconds: int(env, "DASHBOARD_SESSION_TTL_SECONDS", 12 * 3600, 60),

@@ -238,6 +238,24 @@ async function pageHeaders(scope: FastifyInstance, httpsOnly: boolean): Promise<
 }
 
 /** Errors of a page: an HTML page (a person is reading), never a stack or the request's data. */
+/** The sign-in page reached over plain http while PUBLIC_URL is https: said to the operator, not left to fail. */
+function notOverHttps(reply: FastifyReply, services: Services, from: string) {
+  const publicUrl = services.config.publicUrl ?? "";
+  return reply
+    .code(400)
+    .header("content-type", "text/html; charset=utf-8")
+    .send(
+      messagePage({
+        title: "Open the dashboard over https",
+        message:
+          `This Quarry is set up to be reached at ${publicUrl} (PUBLIC_URL), but this request came over plain http ` +
+          `(from ${from}), so the browser would not keep the sign-in cookie. Open ${publicUrl}/dashboard. If you did, ` +
+          "the proxy or TLS terminator in front of Quarry is not one it trusts: its operator sets TRUST_PROXY to that proxy's address.",
+        link: { href: `${publicUrl}/dashboard/sign-in`, label: "Sign in over https" },
+      }),
+    );
+}
+
 function errorPage(error: unknown, request: FastifyRequest, reply: FastifyReply) {
   const code = (error as { code?: string } | null)?.code;
   let status = 500;
@@ -311,6 +329,9 @@ function dashboardPages(
     });
 
     pages.get("/sign-in", async (request, reply) => {
+      // An https PUBLIC_URL makes the session cookie Secure; a request that did not come over https
+      // (nor through a proxy TRUST_PROXY believes) would get none, and every sign-in would "expire".
+      if (httpsOnly && request.protocol !== "https") return notOverHttps(reply, services, request.ip);
       if (await currentPerson(request)) return reply.redirect("/dashboard", 303);
       if (!(await roomForSession(services, request, reply))) return tooManySessions(reply);
       const next = (request.query as Record<string, unknown>).next;
