@@ -366,7 +366,7 @@ describe("pages", () => {
     assert.equal(start.status, 303);
     const consent = await visitor.get("/dashboard/authorize");
     assert.ok(!consent.text.includes("<script>alert") && !consent.text.includes("<img src=x"));
-    assert.match(consent.text, /Connect “&lt;script&gt;/);
+    assert.match(consent.text, /Connect “<bdi>&lt;script&gt;/);
     assert.equal((await h.store.listKeys(accountId)).length, 2);
   });
 

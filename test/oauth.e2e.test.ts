@@ -409,7 +409,7 @@ describe("the protocol's refusals", () => {
     // The person reads the consent page of the app they started...
     await visitor.get(at(clientId, REDIRECT));
     const shown = await visitor.get("/dashboard/authorize");
-    assert.match(shown.text, /Connect “Manual”\?/);
+    assert.match(shown.text, /Connect “<bdi>Manual<\/bdi>”\?/);
     const shownRequest = visitor.consentRequest;
     // ...while another page opens an authorization request of its own in the same session.
     const behind = await fetch(`${h.url}${at(evil, "https://evil.example/cb")}`, { redirect: "manual", headers: { cookie: visitor.cookieHeader } });
@@ -419,7 +419,7 @@ describe("the protocol's refusals", () => {
     assert.equal(click.status, 303);
     assert.equal(click.location, "/dashboard/authorize");
     const now = await visitor.get("/dashboard/authorize");
-    assert.match(now.text, /Connect “Evil Host”\?/);
+    assert.match(now.text, /Connect “<bdi>Evil Host<\/bdi>”\?/);
     assert.notEqual(visitor.consentRequest, shownRequest);
     // Without the page's request id nothing is answered either.
     assert.equal((await visitor.post("/dashboard/authorize", { decision: "approve" })).location, "/dashboard/authorize");
@@ -449,6 +449,10 @@ describe("the protocol's refusals", () => {
       [{}, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt" }, "invalid_client_metadata"],
       [{ redirect_uris: [REDIRECT], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
+      // A name that would reorder the consent page's own sentence (right-to-left override), or a control character.
+      [{ redirect_uris: [REDIRECT], client_name: "Claude \u202e(ton) moc.live" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "Claude\u2067 isolate" }, "invalid_client_metadata"],
+      [{ redirect_uris: [REDIRECT], client_name: "line\nbreak" }, "invalid_client_metadata"],
     ] as const) {
       const res = await fetch(`${h.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       assert.equal(res.status, 400, JSON.stringify(body));

@@ -178,7 +178,7 @@ export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "bod
   const revoked = v.keys.filter((k) => k.revokedAt !== null);
   const keyRows = [...active, ...revoked].map(
     (k) => html`<tr${k.revokedAt !== null ? html` class="revoked"` : ""}>
-<th scope="row">${k.name}</th><td><code>${k.hint}…</code></td><td>${fmtTime(k.createdAt)}</td><td>${fmtTime(k.lastUsedAt)}</td>
+<th scope="row"><bdi>${k.name}</bdi></th><td><code>${k.hint}…</code></td><td>${fmtTime(k.createdAt)}</td><td>${fmtTime(k.lastUsedAt)}</td>
 <td>${
       k.revokedAt === null
         ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}” (${k.hint}…)? Calls with it will be refused at once.">
@@ -187,7 +187,7 @@ export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "bod
     }</td></tr>`,
   );
   const grantRows = v.grants.map(
-    (g) => html`<tr><th scope="row">${g.clientName}</th><td>${fmtTime(g.createdAt)}</td><td>${fmtTime(g.lastUsedAt)}</td>
+    (g) => html`<tr><th scope="row"><bdi>${g.clientName}</bdi></th><td>${fmtTime(g.createdAt)}</td><td>${fmtTime(g.lastUsedAt)}</td>
 <td><form method="post" action="/dashboard/apps/${g.id}/revoke" data-confirm="Disconnect “${g.clientName}”? Its tokens stop working at once.">
 <input type="hidden" name="_csrf" value="${common.csrf}"><button type="submit" class="button danger" aria-label="Disconnect ${g.clientName}">Disconnect</button></form></td></tr>`,
   );
@@ -327,8 +327,8 @@ export function consentPage(
     ...common,
     title: "Connect an app",
     body: html`<section class="card narrow">
-<h1>Connect “${v.clientName}”?</h1>
-<p><strong>${v.clientName}</strong> asks to use Quarry as <strong>${v.email}</strong> on the account <strong>${v.accountName}</strong>.</p>
+<h1>Connect “<bdi>${v.clientName}</bdi>”?</h1>
+<p><strong><bdi>${v.clientName}</bdi></strong> asks to use Quarry as <strong><bdi>${v.email}</bdi></strong> on the account <strong><bdi>${v.accountName}</bdi></strong>.</p>
 <ul class="checks"><li>run searches and Sharpen reviews that spend this account's credits;</li><li>read the account's plan and balance.</li></ul>
 <p class="muted small">It will be sent back to <code>${v.redirectHost}</code>. It never sees your password or your API keys, and you can disconnect it at any time under Keys &amp; apps.</p>
 <div class="actions">

@@ -19,6 +19,9 @@ export const REDIRECT_URI_PATTERN =
 
 const text = (maxLength: number, description: string) => Type.String({ maxLength, description });
 
+/** A name shown to people: no C0/C1 controls, no bidi marks, embeddings, overrides or isolates. */
+export const DISPLAY_NAME_PATTERN = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$";
+
 export const ClientRegistrationSchema = Type.Object(
   {
     redirect_uris: Type.Array(Type.String({ minLength: 1, maxLength: 2000, pattern: REDIRECT_URI_PATTERN }), {
@@ -38,7 +41,15 @@ export const ClientRegistrationSchema = Type.Object(
       }),
     ),
     response_types: Type.Optional(Type.Array(Type.Literal("code"), { maxItems: 1 })),
-    client_name: Type.Optional(text(200, "Shown to the person asked to connect it, and in their dashboard.")),
+    client_name: Type.Optional(
+      Type.String({
+        maxLength: 200,
+        // No control or bidirectional-formatting characters: the name is shown inside Quarry's own
+        // sentences on the consent page, and an unclosed right-to-left override would reorder them.
+        pattern: DISPLAY_NAME_PATTERN,
+        description: "Shown to the person asked to connect it, and in their dashboard (no control or bidi-formatting characters).",
+      }),
+    ),
     client_uri: Type.Optional(text(2000, "The app's home page.")),
     logo_uri: Type.Optional(text(2000, "Not shown (the dashboard loads nothing from elsewhere).")),
     tos_uri: Type.Optional(text(2000, "")),
