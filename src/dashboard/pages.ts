@@ -282,6 +282,7 @@ export function usagePage(v: UsageView, common: Omit<LayoutOptions, "title" | "b
     title: "Usage",
     active: "usage",
     body: html`<h1>Usage</h1>
+<p>Calls that were answered, with what each cost. Refused and failed calls cost nothing and are not listed; each answer your app got carries its own request id.</p>
 <p class="muted">This period: since ${fmtDay(v.since)}${v.periodEnd === null ? "" : html`, until ${fmtDay(v.periodEnd)}`} · ${number(total.calls)} calls · ${number(total.credits)} credits</p>
 <section class="card" aria-labelledby="chart-h">
 <h2 id="chart-h">${v.chartUnit === "credits" ? "Credits" : "Calls"} per day</h2>
@@ -296,7 +297,7 @@ ${v.chart}
 <h2 id="cap-h">By capability</h2>
 ${
   v.byCapability.length === 0
-    ? html`<p class="muted">No calls yet this period.</p>`
+    ? html`<p class="muted">No answered calls yet this period.</p>`
     : html`<div class="table-wrap"><table><caption class="sr-only">Calls and credits per capability this period</caption>
 <thead><tr><th scope="col">Capability</th><th scope="col" class="num">Calls</th><th scope="col" class="num">Credits</th></tr></thead>
 <tbody>${v.byCapability.map((r) => html`<tr><th scope="row">${r.capability}</th><td class="num">${number(r.calls)}</td><td class="num">${number(r.credits)}</td></tr>`)}</tbody>
@@ -307,8 +308,8 @@ ${
 <h2 id="recent-h">Latest calls</h2>
 ${
   v.recent.length === 0
-    ? html`<p class="muted">No calls yet.</p>`
-    : html`<div class="table-wrap"><table><caption class="sr-only">The latest calls that were charged or recorded</caption>
+    ? html`<p class="muted">No answered calls yet.</p>`
+    : html`<div class="table-wrap"><table><caption class="sr-only">The latest answered calls</caption>
 <thead><tr><th scope="col">Time (UTC)</th><th scope="col">Capability</th><th scope="col">Operation</th><th scope="col" class="num">Credits</th><th scope="col">Via</th><th scope="col">Request id</th></tr></thead>
 <tbody>${v.recent.map(
         (r) =>
