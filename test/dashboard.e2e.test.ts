@@ -253,6 +253,29 @@ describe("keys", () => {
     assert.match(after.text, /Revoked <time/);
   });
 
+  test("a create-key form makes one key: a reload or Back re-posting it makes none and says so; two open forms make one each", async () => {
+    const { visitor, accountId } = await person(h);
+    await visitor.get("/dashboard/keys");
+    const form = visitor.keyForm;
+    const created = await visitor.post("/dashboard/keys", { name: "tab one" });
+    assert.equal(created.status, 200);
+    const again = await visitor.post("/dashboard/keys", { name: "tab one", once: form });
+    assert.equal(again.status, 409, again.text.slice(0, 200));
+    assert.match(again.text, /This form was sent again/);
+    assert.doesNotMatch(again.text, KEY_SHAPED, "no key value on the page");
+    assert.equal((await h.store.listKeys(accountId)).filter((k) => k.name === "tab one").length, 1);
+    // Two tabs: each page's form still makes its key.
+    await visitor.get("/dashboard/keys");
+    const first = visitor.keyForm;
+    await visitor.get("/dashboard/keys");
+    const second = visitor.keyForm;
+    assert.equal((await visitor.post("/dashboard/keys", { name: "tab two", once: first })).status, 200);
+    assert.equal((await visitor.post("/dashboard/keys", { name: "tab three", once: second })).status, 200);
+    const missing = await visitor.post("/dashboard/keys", { name: "no token", once: "" });
+    assert.equal(missing.status, 409);
+    assert.deepEqual((await h.store.listKeys(accountId)).map((k) => k.name).filter((n) => n.startsWith("tab")).sort(), ["tab one", "tab three", "tab two"]);
+  });
+
   test("a key name must be one line of 1 to 100 characters", async () => {
     const { visitor, accountId } = await person(h);
     await visitor.get("/dashboard/keys");

@@ -171,6 +171,8 @@ export interface KeysView {
   keys: KeyRow[];
   grants: OAuthGrantRow[];
   base: string;
+  /** The create-key form's one-use token (a re-post makes no second key). */
+  formToken: string;
 }
 
 export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "body">): string {
@@ -200,6 +202,7 @@ export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "bod
 <h2 id="new-h">Create an API key</h2>
 <form method="post" action="/dashboard/keys" class="inline-form">
 <input type="hidden" name="_csrf" value="${common.csrf}">
+<input type="hidden" name="once" value="${v.formToken}">
 <label for="key-name">Key name</label>
 <input id="key-name" name="name" type="text" maxlength="100" placeholder="e.g. laptop, CI, Claude" required>
 <button type="submit" class="button primary">Create key</button>

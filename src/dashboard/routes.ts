@@ -49,11 +49,15 @@ declare module "fastify" {
     signedInAt?: number;
     /** An MCP host's authorization request waiting for consent (src/people/oauth.ts). */
     oauth?: PendingAuthorization;
+    /** One-use tokens of the create-key forms this session was shown (newest last, at most KEY_FORMS_KEPT). */
+    keyForms?: string[];
     _csrf?: string;
   }
 }
 
 export const SESSION_COOKIE = "quarry_session";
+/** How many create-key forms (open tabs) of one session can each still create a key. */
+const KEY_FORMS_KEPT = 10;
 /** A session ends this long after sign-in, however active (beside the idle limit). */
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
@@ -446,9 +450,12 @@ function dashboardPages(
     const renderKeys = async (request: FastifyRequest, reply: FastifyReply, person: Person, error?: string, status = 200) => {
       const keys = await store.listKeys(person.account.id);
       const grants = await services.oauth.grants(person.account.id);
+      // A reload or Back re-posts the create-key form: each form carries a token that creates one key.
+      const formToken = randomBase62(16);
+      request.session.keyForms = [...(request.session.keyForms ?? []), formToken].slice(-KEY_FORMS_KEPT);
       return send(
         reply,
-        keysPage({ keys, grants, base: publicBase(config, request) }, { ...common(request, reply, person), ...(error ? { error } : {}) }),
+        keysPage({ keys, grants, base: publicBase(config, request), formToken }, { ...common(request, reply, person), ...(error ? { error } : {}) }),
         status,
       );
     };
@@ -464,6 +471,18 @@ function dashboardPages(
         if (name === "" || [...name].length > KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) {
           return renderKeys(request, reply, person, `Give the key a name of 1 to ${KEY_NAME_MAX} characters, on one line.`, 400);
         }
+        const formToken = field(request.body, "once");
+        const issued = request.session.keyForms ?? [];
+        if (formToken === undefined || !issued.includes(formToken)) {
+          return renderKeys(
+            request,
+            reply,
+            person,
+            "This form was sent again (a reload or Back), so no second key was made. The key it made is listed below; its value was shown once. Create another key if you need one.",
+            409,
+          );
+        }
+        request.session.keyForms = issued.filter((t) => t !== formToken);
         const { key, row } = await accounts.createKey(person.account.id, name);
         // The plaintext is in this answer only: never stored, never logged, never in a redirect.
         return send(reply, keyCreatedPage({ key, row, base: publicBase(config, request) }, common(request, reply, person)));

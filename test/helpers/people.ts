@@ -22,6 +22,8 @@ export class Visitor {
   csrf = "";
   /** The consent form's request id on the last consent page read (POST /dashboard/authorize sends it back). */
   consentRequest = "";
+  /** The create-key form's one-use token on the last keys page read (sent with a key form post). */
+  keyForm = "";
 
   constructor(readonly base: string) {}
 
@@ -55,6 +57,8 @@ export class Visitor {
     if (token) this.csrf = token[1]!;
     const consent = /name="request" value="([^"]+)"/.exec(text);
     if (consent) this.consentRequest = consent[1]!;
+    const once = /name="once" value="([^"]+)"/.exec(text);
+    if (once) this.keyForm = once[1]!;
     return { status: res.status, headers: res.headers, text, location: res.headers.get("location") };
   }
 
@@ -64,7 +68,7 @@ export class Visitor {
 
   /** A form post; the CSRF token of the last page read is added unless `_csrf` is given. */
   post(path: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}): Promise<Page> {
-    const body = new URLSearchParams({ _csrf: this.csrf, ...fields }).toString();
+    const body = new URLSearchParams({ _csrf: this.csrf, ...(path === "/dashboard/keys" && this.keyForm !== "" ? { once: this.keyForm } : {}), ...fields }).toString();
     return this.request("POST", path, { body, headers: { "content-type": "application/x-www-form-urlencoded", ...headers } });
   }
 
