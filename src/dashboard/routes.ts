@@ -271,7 +271,18 @@ function errorPage(error: unknown, request: FastifyRequest, reply: FastifyReply)
     message = "The form was older than your session, or did not come from this dashboard. Go back, reload the page and try again.";
   } else if (error instanceof ApiError) {
     status = error.status;
-    title = status === 404 ? "Not found" : status === 429 ? "Too many attempts" : status === 401 ? "Sign-in needed" : title;
+    title =
+      status === 404
+        ? "Not found"
+        : status === 429
+          ? "Too many attempts"
+          : status === 401
+            ? "Sign-in needed"
+            : status === 403
+              ? "Not allowed"
+              : status === 400
+                ? "That choice cannot be made"
+                : title;
     message = error.message;
     if (error.headers) reply.headers(error.headers);
     if (error.retryAfter !== undefined) reply.header("retry-after", String(error.retryAfter));
