@@ -119,7 +119,7 @@ export function overviewPage(v: OverviewView, common: Omit<LayoutOptions, "title
   const period =
     v.periodEnd === null
       ? html`One-time grant: it does not renew.`
-      : html`Renews on ${fmtTime(v.periodEnd)} (<code>period_end</code>).`;
+      : html`Renews on ${fmtTime(v.periodEnd)}.`;
   const options = [
     html`<option value="default"${v.savedStage === null ? html` selected` : ""}>Plan default (${v.planDefaultStage})</option>`,
     html`<option value="stock"${v.savedStage === "stock" ? html` selected` : ""}>Off (stock)</option>`,
@@ -149,6 +149,7 @@ export function overviewPage(v: OverviewView, common: Omit<LayoutOptions, "title
 </section>
 <section class="card" aria-labelledby="sharpen-h">
 <h2 id="sharpen-h">Sharpen</h2>
+<p class="small">Sharpen has a model from another family than your assistant's review a draft answer. A higher stage asks a stronger reviewer (stage3+ asks two) and costs more credits.</p>
 <dl class="facts"><dt>Plan tier</dt><dd>${v.sharpenTier}</dd><dt>Calls are served at</dt><dd>${v.sharpenStage}</dd></dl>
 <form method="post" action="/dashboard/sharpen-stage" class="inline-form">
 <input type="hidden" name="_csrf" value="${common.csrf}">
@@ -156,7 +157,7 @@ export function overviewPage(v: OverviewView, common: Omit<LayoutOptions, "title
 <select id="stage" name="stage">${options}</select>
 <button type="submit" class="button">Save</button>
 </form>
-<p class="muted small">Stages above your plan's tier are not offered. A call may still name its own <code>stage</code>.</p>
+<p class="muted small">Stages above your plan's tier are not offered. Your assistant can still ask for another stage on a single call.</p>
 </section>
 <section class="card" aria-labelledby="access-h">
 <h2 id="access-h">Access</h2>

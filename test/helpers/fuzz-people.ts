@@ -85,13 +85,15 @@ export function checkOAuthAnswer(a: Answer, invalid: boolean, where: string): st
 
 /**
  * A dashboard form post's answer: never 5xx; without the session's CSRF token, 403 and nothing done
- * (or 400 for bytes that are no form at all); with it, a page or a redirect within the dashboard.
+ * (or 400 for bytes that are no form at all); with it, a page (409: a create-key form sent again) or a
+ * redirect within the dashboard.
  */
 export function checkDashboardAnswer(a: Answer, csrfOk: boolean | null, where: string): string {
   assert.ok(a.status < 500, `${where}: HTTP ${a.status} ${preview(a.text)}`);
   if (csrfOk === false) assert.equal(a.status, 403, `${where}: no valid CSRF token, yet HTTP ${a.status} ${preview(a.text)}`);
   if (csrfOk === null) assert.ok(a.status === 400 || a.status === 403 || a.status === 404, `${where}: HTTP ${a.status}`);
-  if (csrfOk === true) assert.ok([200, 303, 400, 404, 429].includes(a.status), `${where}: HTTP ${a.status} ${preview(a.text)}`);
+  // 409: a create-key form without its one-use token (a re-post), answered with the keys page.
+  if (csrfOk === true) assert.ok([200, 303, 400, 404, 409, 429].includes(a.status), `${where}: HTTP ${a.status} ${preview(a.text)}`);
   if (a.status === 303) {
     assert.match(a.headers.get("location") ?? "", /^\/dashboard(?:[/?]|$)/, `${where}: redirected outside the dashboard`);
   } else {
