@@ -16,9 +16,9 @@ export const REPLAY_MISS_HEADER = "x-replay-miss";
  */
 export const UNHELD_HEADER = "x-replay-unheld";
 
-/** The header's value for these params (ASCII, whatever they hold). */
+/** The header's value for these params (ASCII, whatever they hold: a lone surrogate becomes U+FFFD). */
 export function unheldHeader(params: readonly string[]): string {
-  return params.map(encodeURIComponent).join("&");
+  return params.map((p) => encodeURIComponent(p.toWellFormed())).join("&");
 }
 
 /** The params a response's UNHELD_HEADER names (none when absent; a malformed part is dropped). */

@@ -66,6 +66,15 @@ test("query matching is by subset: extra params ignored, most matched params win
   // ... but they are named, for the demo to say its answer's recording was made without them.
   assert.equal(extra.headers["x-replay-unheld"], "output%3Djson&strict%3Don");
   assert.deepEqual(replay.requests.at(-1)?.unheld, ["output=json", "strict=on"]);
+  // A body holding a lone surrogate (valid JSON text) is named too, never a crash.
+  const odd = await request(`${replay.url}/serper/search`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: '{"q":"apple inc","page":1,"tbs":"\\ud800 x"}',
+  });
+  await odd.body.dump();
+  assert.equal(odd.statusCode, 200);
+  assert.equal(odd.headers["x-replay-unheld"], "tbs%3D%EF%BF%BD%20x");
   // `limit=2&q=Billy Jean` is recorded; without `limit` nothing at /search requires only that q.
   const both = await get(replay, "/deezer/search?q=Billy%20Jean&limit=2");
   assert.equal(both.headers["x-replay-case"], "deezer/search_limit2");
