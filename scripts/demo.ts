@@ -17,7 +17,7 @@ import { registry } from "../src/capabilities/registry.ts";
 import type { JsonObject } from "../src/capabilities/types.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
-import { unheldNote } from "../src/replay/replay-headers.ts";
+import { answeredByStandInPage, UNHELD_NOTE_PREFIX } from "../src/replay/replay-headers.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
 import { simulatedSharpenEnv, startModelSimulator } from "../src/sharpen/model-simulator.ts";
 
@@ -369,9 +369,6 @@ function errorText(res: CallResult): string {
     : JSON.stringify(res.body).slice(0, 200);
 }
 
-/** How the note of an answer from another variant's recording begins. */
-const UNHELD_NOTE_START = unheldNote([]).slice(0, unheldNote([]).indexOf(" made with") + 10);
-
 class Checker {
   passed = 0;
   failed = 0;
@@ -398,7 +395,7 @@ class Checker {
     if (verdict.ok) this.passed += 1;
     else this.failed += 1;
     console.log(`${verdict.ok ? "ok  " : "FAIL"}  ${label}  ${res.status}  ${verdict.note}`);
-    const demoNote = asArray(res.body.notes).find((n) => typeof n === "string" && n.startsWith(UNHELD_NOTE_START));
+    const demoNote = asArray(res.body.notes).find((n) => typeof n === "string" && n.startsWith(UNHELD_NOTE_PREFIX));
     if (demoNote !== undefined) {
       this.unheld += 1;
       console.log(`      note: ${String(demoNote)}`);
@@ -530,8 +527,9 @@ async function runCheck(demo: Demo): Promise<boolean> {
             for (const id of others) {
               const seen = demo.replay.requests.length;
               const res = await call(demo, "POST", "/v1/follow-up", { record_id: id, action });
-              const loose = demo.replay.requests.slice(seen).some((r) => r.unheld.length > 0);
-              if (res.status === 200 && /stand-in page/.test(JSON.stringify(asObject(res.body.detail).notes ?? []))) standIns += 1;
+              const served = demo.replay.requests.slice(seen);
+              const loose = served.some((r) => r.unheld.length > 0);
+              if (res.status === 200 && served.some((r) => answeredByStandInPage(r.unheld))) standIns += 1;
               else if (res.status === 200 && loose) fromOthers += 1;
               else if (res.status === 200) recorded += 1;
               else if (/No recording of this request in the offline demo/.test(JSON.stringify(res.body))) missing += 1;

@@ -132,12 +132,18 @@ async function roomForSession(services: Services, request: FastifyRequest, reply
   return hit.allowed;
 }
 
+/** An HTML page as the answer. */
+function sendPage(reply: FastifyReply, body: string, status = 200) {
+  return reply.code(status).type("text/html; charset=utf-8").send(body);
+}
+
 /** The answer to a request refused by roomForSession. */
 function tooManySessions(reply: FastifyReply) {
-  return reply
-    .code(429)
-    .type("text/html; charset=utf-8")
-    .send(messagePage({ title: "Too many visits", message: "This address has started too many sessions without signing in. Try again in a few minutes." }));
+  return sendPage(
+    reply,
+    messagePage({ title: "Too many visits", message: "This address has started too many sessions without signing in. Try again in a few minutes." }),
+    429,
+  );
 }
 
 /**
@@ -245,19 +251,18 @@ async function pageHeaders(scope: FastifyInstance, httpsOnly: boolean): Promise<
 /** The sign-in page reached over plain http while PUBLIC_URL is https: said to the operator, not left to fail. */
 function notOverHttps(reply: FastifyReply, services: Services, from: string) {
   const publicUrl = services.config.publicUrl ?? "";
-  return reply
-    .code(400)
-    .header("content-type", "text/html; charset=utf-8")
-    .send(
-      messagePage({
-        title: "Open the dashboard over https",
-        message:
-          `This Quarry is set up to be reached at ${publicUrl} (PUBLIC_URL), but this request came over plain http ` +
-          `(from ${from}), so the browser would not keep the sign-in cookie. Open ${publicUrl}/dashboard. If you did, ` +
-          "the proxy or TLS terminator in front of Quarry is not one it trusts: its operator sets TRUST_PROXY to that proxy's address.",
-        link: { href: `${publicUrl}/dashboard/sign-in`, label: "Sign in over https" },
-      }),
-    );
+  return sendPage(
+    reply,
+    messagePage({
+      title: "Open the dashboard over https",
+      message:
+        `This Quarry is set up to be reached at ${publicUrl} (PUBLIC_URL), but this request came over plain http ` +
+        `(from ${from}), so the browser would not keep the sign-in cookie. Open ${publicUrl}/dashboard. If you did, ` +
+        "the proxy or TLS terminator in front of Quarry is not one it trusts: its operator sets TRUST_PROXY to that proxy's address.",
+      link: { href: `${publicUrl}/dashboard/sign-in`, label: "Sign in over https" },
+    }),
+    400,
+  );
 }
 
 function errorPage(error: unknown, request: FastifyRequest, reply: FastifyReply) {
@@ -293,10 +298,7 @@ function errorPage(error: unknown, request: FastifyRequest, reply: FastifyReply)
   }
   if (status >= 500) request.log.error({ err: error }, "dashboard page failed");
   reply.header("x-request-id", String(request.id));
-  return reply
-    .code(status)
-    .type("text/html; charset=utf-8")
-    .send(messagePage({ title, message, link: { href: "/dashboard", label: "Back to the dashboard" } }));
+  return sendPage(reply, messagePage({ title, message, link: { href: "/dashboard", label: "Back to the dashboard" } }), status);
 }
 
 function dashboardPages(
@@ -317,7 +319,6 @@ function dashboardPages(
       csrf: reply.generateCsrf(),
       ...(notice(request) ? { notice: notice(request)! } : {}),
     });
-    const send = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type("text/html; charset=utf-8").send(body);
     const toSignIn = (request: FastifyRequest, reply: FastifyReply) =>
       reply.redirect(`/dashboard/sign-in?next=${encodeURIComponent(request.url.split("#")[0]!)}`, 303);
 
@@ -351,7 +352,7 @@ function dashboardPages(
       if (!(await roomForSession(services, request, reply))) return tooManySessions(reply);
       const next = (request.query as Record<string, unknown>).next;
       const noticeText = notice(request);
-      return send(
+      return sendPage(
         reply,
         signInPage({
           csrf: reply.generateCsrf(),
@@ -366,7 +367,7 @@ function dashboardPages(
       const password = field(request.body, "password") ?? "";
       const nextField = field(request.body, "next");
       const again = (error: string, status: number) =>
-        send(
+        sendPage(
           reply,
           signInPage({
             csrf: reply.generateCsrf(),
@@ -419,7 +420,7 @@ function dashboardPages(
         const plan = current.plan;
         const keys = await store.listKeys(person.account.id);
         const grants = await services.oauth.grants(person.account.id);
-        return send(
+        return sendPage(
           reply,
           overviewPage(
             {
@@ -464,7 +465,7 @@ function dashboardPages(
       // A reload or Back re-posts the create-key form: each form carries a token that creates one key.
       const formToken = randomBase62(16);
       request.session.keyForms = [...(request.session.keyForms ?? []), formToken].slice(-KEY_FORMS_KEPT);
-      return send(
+      return sendPage(
         reply,
         keysPage({ keys, grants, base: publicBase(config, request), formToken }, { ...common(request, reply, person), ...(error ? { error } : {}) }),
         status,
@@ -496,7 +497,7 @@ function dashboardPages(
         request.session.keyForms = issued.filter((t) => t !== formToken);
         const { key, row } = await accounts.createKey(person.account.id, name);
         // The plaintext is in this answer only: never stored, never logged, never in a redirect.
-        return send(reply, keyCreatedPage({ key, row, base: publicBase(config, request) }, common(request, reply, person)));
+        return sendPage(reply, keyCreatedPage({ key, row, base: publicBase(config, request) }, common(request, reply, person)));
       }),
     );
 
@@ -557,7 +558,7 @@ function dashboardPages(
         }
         const total = days.reduce((n, d) => n + [...d.values.values()].reduce((a, b) => a + b, 0), 0);
         const chart = usageChart(days, unit, `${unit === "credits" ? "Credits" : "Calls"} per day over the last ${days.length} days: ${total} in all.`);
-        return send(
+        return sendPage(
           reply,
           usagePage(
             {
@@ -581,7 +582,7 @@ function dashboardPages(
       return waiting && typeof waiting.id === "string" && waiting.expiresAt > Date.now() ? waiting : null;
     };
     const nothingWaiting = (reply: FastifyReply, person: Person, request: FastifyRequest) =>
-      send(
+      sendPage(
         reply,
         messagePage({
           title: "No app is waiting",
@@ -604,7 +605,7 @@ function dashboardPages(
           "content-security-policy",
           `default-src 'none';script-src 'self';style-src 'self';img-src 'self';connect-src 'self';form-action 'self' ${destination};frame-ancestors 'none';base-uri 'none'`,
         );
-        return send(
+        return sendPage(
           reply,
           consentPage(
             {
@@ -657,10 +658,7 @@ async function authorizeEndpoint(scope: FastifyInstance, services: Services, htt
       client = await services.oauth.checkClient(params);
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
-      return reply
-        .code(400)
-        .type("text/html; charset=utf-8")
-        .send(messagePage({ title: "This connection request is not valid", message: `${error.message} (${error.errorCode})` }));
+      return sendPage(reply, messagePage({ title: "This connection request is not valid", message: `${error.message} (${error.errorCode})` }), 400);
     }
     let checked: PendingAuthorization;
     try {

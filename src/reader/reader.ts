@@ -11,7 +11,7 @@
  *   connection that fails): `502 provider_error`; too slow (`READ_BUDGET_MS`): `504 provider_timeout`.
  * The local engine uses no circuit breaker: a broken site fails its own reads only.
  */
-import { unheldNote } from "../replay/replay-headers.ts";
+import { answeredByStandInPage, unheldNote } from "../replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { ApiError, invalidRequest } from "../errors.ts";
 import type { CapabilityContext } from "../capabilities/types.ts";
@@ -156,7 +156,7 @@ async function readWithJina(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk
 /** Where a page read from the replay came from: its recorded copy, or the stand-in for an address it has none of. */
 function replayNote(page: { url: string; replayUnheld?: string[] }): string {
   const unheld = page.replayUnheld ?? [];
-  if (unheld.some((p) => p.startsWith("path="))) {
+  if (answeredByStandInPage(unheld)) {
     return `DEMO: the offline demo holds no copy of ${page.url}; the content is the demo's stand-in page, not this page's text.`;
   }
   if (unheld.length > 0) return unheldNote(unheld);

@@ -4,13 +4,15 @@
  * The replay answers an unrecorded variant of a recorded request with the nearest recording (see
  * fixture-index.ts: extra params never disqualify). In the offline demo that means a `sort`, a filter
  * or even the query itself can go unapplied; the replay names such params in a response header
- * (UNHELD_HEADER, replay-headers.ts) and the gateway says so in the answer's `notes`, so the demo never passes off a
- * recording of another search as the answer to this one.
+ * (UNHELD_HEADER, replay-headers.ts) and the gateway says so in the answer's `notes`, so the demo
+ * never passes off a recording of another search as the answer to this one.
  *
  * Not every difference matters. Params that only choose fields, page size or output form, and params
  * sent at the provider's documented default, ask for what the recording already holds; they are not
  * named.
  */
+import { isObject } from "../validation.ts";
+import { STAND_IN_PATH } from "./replay-headers.ts";
 import { type FixtureEntry, IGNORED_QUERY_PARAMS, isPlaceholder } from "./fixture-index.ts";
 
 /**
@@ -66,7 +68,7 @@ export function unheldParams(
   path?: string,
 ): string[] {
   const out: string[] = [];
-  if (entry.standInPath && path !== undefined) out.push(named("path", path));
+  if (entry.standInPath && path !== undefined) out.push(named(STAND_IN_PATH, path));
   const w = entry.window;
   const skip = (name: string, value: string): boolean =>
     IGNORED_QUERY_PARAMS.has(name) || SHAPE_PARAMS.has(name) || isDefault(entry.prefix, name, value);
@@ -97,8 +99,4 @@ export function unheldParams(
     }
   }
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -16,6 +16,9 @@ export const REPLAY_MISS_HEADER = "x-replay-miss";
  */
 export const UNHELD_HEADER = "x-replay-unheld";
 
+/** The name under which the header gives the path a stand-in page answered (`path=/www.apple.com/`). */
+export const STAND_IN_PATH = "path";
+
 /** The header's value for these params (ASCII, whatever they hold: a lone surrogate becomes U+FFFD). */
 export function unheldHeader(params: readonly string[]): string {
   return params.map((p) => encodeURIComponent(p.toWellFormed())).join("&");
@@ -36,10 +39,15 @@ export function parseUnheldHeader(value: string | string[] | undefined): string[
   return out;
 }
 
+/** How unheldNote begins (the demo's check counts the answers that carry one). */
+export const UNHELD_NOTE_PREFIX = "DEMO: answered from a recording not made with ";
+
 /** The answer's note when the recordings that served it were not made with some of its params. */
 export function unheldNote(params: readonly string[]): string {
-  return (
-    `DEMO: answered from a recording not made with ${params.join(", ")} (provider parameters); ` +
-    "a live provider would apply them, so its results may differ."
-  );
+  return `${UNHELD_NOTE_PREFIX}${params.join(", ")} (provider parameters); a live provider would apply them, so its results may differ.`;
+}
+
+/** Whether the replay answered with a stand-in page for a path it holds no copy of. */
+export function answeredByStandInPage(unheld: readonly string[]): boolean {
+  return unheld.some((p) => p.startsWith(`${STAND_IN_PATH}=`));
 }

@@ -205,8 +205,8 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     record: RecordedRequest,
     entry: FixtureEntry | undefined,
     body: Buffer | undefined,
-    unheld: readonly string[] = [],
   ): void {
+    const unheld = record.unheld;
     if (entry === undefined) {
       sendJson(res, 404, { error: "no recorded response", method: record.method, path: record.path }, { [REPLAY_MISS_HEADER]: "1" });
       return;
@@ -351,7 +351,7 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
     log(record);
 
     if (fault !== undefined) applyFault(fault, req, res, record, entry, page);
-    else answerNormally(res, record, entry, page, record.unheld);
+    else answerNormally(res, record, entry, page);
   }
 
   // Long request lines are answered, as providers' servers answer them: the client's own cap

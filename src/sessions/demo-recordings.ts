@@ -12,7 +12,7 @@
  */
 import { ApiError } from "../errors.ts";
 import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
-import { DEMO_NO_RECORDING_HINT } from "../upstream/client.ts";
+import { demoNoRecording } from "../upstream/client.ts";
 import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
 
 /** Failures that, after a loosely matched recording, mean "not recorded". */
@@ -43,10 +43,6 @@ export class DemoRecordings {
   failure(failure: unknown): unknown {
     if (this.unheld.size === 0 || !(failure instanceof ApiError) || !UNRECORDED_CODES.has(failure.code)) return failure;
     const said = failure.violations?.length ? failure.violations.map((v) => `${v.path}: ${v.message}`).join("; ") : failure.message;
-    return new ApiError(
-      "provider_error",
-      `No recording of this request in the offline demo: the nearest recording was not made with ${[...this.unheld].join(", ")}, and it does not answer this request (it gave: ${said})`,
-      { retryable: false, hint: DEMO_NO_RECORDING_HINT, cause: failure },
-    );
+    return demoNoRecording(`: the nearest recording was not made with ${[...this.unheld].join(", ")}, and it does not answer this request (it gave: ${said})`, failure);
   }
 }

@@ -83,20 +83,19 @@ function withQuery(url: string, query: UpstreamRequest["query"]): string {
 
 /**
  * The offline demo's answer for a request its recordings do not hold: said plainly, not as the
- * provider's 404 (nothing is wrong with the provider), and not retryable.
+ * provider's 404 (nothing is wrong with the provider), and not retryable. `detail` follows the
+ * opening words ("No recording of this request in the offline demo").
  */
-function noRecording(req: UpstreamRequest): ApiError {
-  return new ApiError("provider_error", `No recording of this request in the offline demo (${req.provider} ${req.method} ${req.path}).`, {
+export function demoNoRecording(detail: string, cause?: unknown): ApiError {
+  return new ApiError("provider_error", `No recording of this request in the offline demo${detail}`, {
     retryable: false,
-    hint: DEMO_NO_RECORDING_HINT,
+    hint:
+      "The demo answers from recorded responses: each capability's inspect examples, and the follow-ups `npm run demo -- --check` " +
+      "runs (the first example's more, update and its first record's actions); other queries, pages and records are mostly not " +
+      "recorded. Run `npm start` (real providers) for them.",
+    ...(cause === undefined ? {} : { cause }),
   });
 }
-
-/** What the demo can answer, said with every "no recording" refusal. */
-export const DEMO_NO_RECORDING_HINT =
-  "The demo answers from recorded responses: each capability's inspect examples, and the follow-ups `npm run demo -- --check` " +
-  "runs (the first example's more, update and its first record's actions); other queries, pages and records are mostly not " +
-  "recorded. Run `npm start` (real providers) for them.";
 
 /** The breaker a request counts against: its own key, else its provider and host. */
 function breakerKeyOf(req: UpstreamRequest): string {
@@ -386,7 +385,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     // A miss of the demo's recordings is said plainly, unless the request fetches an optional part
     // (its absence is then the reading): an adapter would report another 404 as the caller's id
     // not existing (found by an agent walkthrough: "EUR-Lex has no document" for a real CELEX).
-    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined && !(accepted && req.optionalPart)) throw noRecording(req);
+    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined && !(accepted && req.optionalPart)) throw demoNoRecording(` (${req.provider} ${req.method} ${req.path}).`);
     if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]));
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
