@@ -5,7 +5,7 @@
  * knows about HTTP, so nothing needs to import the app to use them.
  */
 import { AccountService, type Caller } from "./accounts/accounts.ts";
-import { createBoundedCache, createIndexes } from "./capabilities/framework/cache.ts";
+import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
 import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -70,6 +70,8 @@ export interface Services {
   clock: Clock;
   ids: IdGenerator;
   registry: Registry;
+  /** The indexes capabilities load and refresh (fitness.exercises' wger index), shared by every call of the process. */
+  indexes: Indexes;
   /** The integration guide (GET /v1/guide, the MCP resource quarry://guide), rendered once. */
   guide: () => string;
 }
@@ -82,6 +84,7 @@ export function createServices(deps: AppDeps): Services {
   for (const cap of Object.values(registry)) cap.checkSettings(deps.config);
   const accounts = new AccountService(deps.store, deps.config, clock, ids);
   const billing = new Billing(deps.store, accounts, clock, ids);
+  const indexes = createIndexes(() => clock.now());
   const search = new SearchService({
     store: deps.store,
     registry,
@@ -92,7 +95,7 @@ export function createServices(deps: AppDeps): Services {
     ids,
     clock,
     cache: createBoundedCache(),
-    indexes: createIndexes(() => clock.now()),
+    indexes,
   });
   // Built once the other services exist; the catalog reads its block through this late binding.
   let sharpen: SharpenHandler | null = null;
@@ -128,6 +131,7 @@ export function createServices(deps: AppDeps): Services {
     clock,
     ids,
     registry,
+    indexes,
     guide,
   };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { INDEX_REFRESH_MS } from "../src/capabilities/fitness-exercises/capability.ts";
+import { INDEX_NAME, INDEX_REFRESH_MS } from "../src/capabilities/fitness-exercises/capability.ts";
 import { type CapabilityKit, startCapabilityKit } from "./helpers/capability-kit.ts";
 
 let kit: CapabilityKit;
@@ -21,13 +21,6 @@ after(async () => {
 
 const wgerCalls = (from: number) => kit.h.replay.requests.slice(from).filter((r) => r.prefix === "wger");
 const titles = (res: { body: { results: { title: string }[] } }) => res.body.results.map((r) => r.title);
-
-/** Wait for background work (a reload and its retries) to show; generous, as a busy host delays timers. */
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = performance.now() + 15_000;
-  while (!check() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(check(), what);
-}
 
 describe("fitness.exercises", () => {
   // First: nothing is loaded yet in this harness.
@@ -161,13 +154,23 @@ describe("fitness.exercises", () => {
     assert.equal(kit.h.replay.requests.length, from);
   });
 
+  // The background reload runs on the process's indexes; the test waits for it to finish there
+  // (`settled`), never for a wall-clock time: the replay logs a request when it arrives, before the
+  // reload has read and installed the answer, and a second search sent in between would find the
+  // first reload still running and start none of its own.
   test("refresh: after a day the next search is served from the current index while it reloads; a failed reload keeps it", async () => {
+    const indexes = kit.h.services.indexes;
+    const firstLoad = indexes.loadedAt(INDEX_NAME);
+    assert.notEqual(firstLoad, undefined);
     kit.h.clock.advance(INDEX_REFRESH_MS + 1000);
     let from = kit.h.replay.requests.length;
     const stale = await kit.execute({ query: "squat" });
     assert.equal(stale.status, 200, JSON.stringify(stale.body));
     assert.equal(stale.body.results.length, 2);
-    await until(() => wgerCalls(from).some((r) => r.matched === "wger/exerciseinfo_list_en"), "a background reload");
+    await indexes.settled(INDEX_NAME);
+    assert.deepEqual(wgerCalls(from).map((r) => r.matched), ["wger/exerciseinfo_list_en"], "one background reload");
+    const reloadedAt = indexes.loadedAt(INDEX_NAME);
+    assert.equal(reloadedAt, kit.h.clock.now(), "the reload replaced the index");
 
     kit.h.clock.advance(INDEX_REFRESH_MS + 1000);
     kit.h.replay.setFault("wger", { kind: "status", status: 503 });
@@ -177,11 +180,15 @@ describe("fitness.exercises", () => {
       assert.equal(kept.status, 200, JSON.stringify(kept.body));
       assert.equal(kept.body.results.length, 2);
       // The reload retries and fails in the background; the index it would replace keeps answering.
-      await until(() => wgerCalls(from).length >= 3, "the failed reload's attempts");
-      await new Promise((r) => setTimeout(r, 100));
+      await indexes.settled(INDEX_NAME);
+      assert.equal(wgerCalls(from).length, 1 + kit.h.config.upstream.maxRetries, "the failed reload's attempts");
+      assert.equal(indexes.loadedAt(INDEX_NAME), reloadedAt, "the failed reload kept the index");
+      from = kit.h.replay.requests.length;
       const still = await kit.execute({ equipment: "kettlebell" });
       assert.equal(still.status, 200, JSON.stringify(still.body));
       assert.equal(still.body.results.length, 2);
+      await indexes.settled(INDEX_NAME);
+      assert.equal(wgerCalls(from).length, 0, "a failed reload is not tried again by the very next search");
     } finally {
       kit.h.replay.setFault("wger", null);
     }

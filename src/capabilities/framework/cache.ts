@@ -26,17 +26,32 @@ export interface BoundedCache {
 export interface IndexOptions {
   /** A loaded index older than this is refreshed on its next use (in the background). */
   refreshMs: number;
+  /**
+   * After a failed refresh, the next one starts no sooner than this (default
+   * `REFRESH_RETRY_MS`, at most `refreshMs`): a provider that is down is not asked again by every
+   * search, each with its retries.
+   */
+  retryAfterFailureMs?: number;
 }
+
+/** After a failed background refresh, the next use waits this long before trying again. */
+export const REFRESH_RETRY_MS = 60_000;
 
 export interface Indexes {
   /**
    * The index `name`: loaded by `load` on first use (callers wait), then served from memory; once
    * older than `refreshMs`, the next use starts a background refresh and is served the current one.
-   * A failed first load rejects (the caller's request fails); a failed refresh keeps the old index.
+   * A failed first load rejects (the caller's request fails); a failed refresh keeps the old index,
+   * and the next refresh waits `retryAfterFailureMs`.
    */
   get<T extends object>(name: string, options: IndexOptions, load: () => Promise<T>): Promise<T>;
   /** When each loaded index was loaded (epoch ms), for health and tests. */
   loadedAt(name: string): number | undefined;
+  /**
+   * Resolves once no load of `name` is running (at once when none is), whatever its outcome: how a
+   * caller (a test, a shutdown) knows a background refresh has finished without timing it.
+   */
+  settled(name: string): Promise<void>;
 }
 
 /** Entries of all namespaces together. */
@@ -68,7 +83,7 @@ export function createBoundedCache(maxEntries = DEFAULT_CACHE_ENTRIES, now: () =
 }
 
 export function createIndexes(now: () => number = Date.now, onRefreshError?: (name: string, err: unknown) => void): Indexes {
-  const loaded = new Map<string, { value: object; at: number }>();
+  const loaded = new Map<string, { value: object; at: number; failedAt?: number }>();
   const loading = new Map<string, Promise<object>>();
   const start = (name: string, load: () => Promise<object>): Promise<object> => {
     const pending = loading.get(name);
@@ -86,13 +101,27 @@ export function createIndexes(now: () => number = Date.now, onRefreshError?: (na
     async get(name, options, load) {
       const current = loaded.get(name);
       if (current === undefined) return (await start(name, load)) as never;
-      if (now() - current.at >= options.refreshMs && !loading.has(name)) {
-        start(name, load).catch((err: unknown) => onRefreshError?.(name, err));
+      const at = now();
+      const retryMs = Math.min(options.retryAfterFailureMs ?? REFRESH_RETRY_MS, options.refreshMs);
+      const due = at - current.at >= options.refreshMs && (current.failedAt === undefined || at - current.failedAt >= retryMs);
+      if (due && !loading.has(name)) {
+        start(name, load).catch((err: unknown) => {
+          current.failedAt = now();
+          onRefreshError?.(name, err);
+        });
       }
       return current.value as never;
     },
     loadedAt(name) {
       return loaded.get(name)?.at;
+    },
+    async settled(name) {
+      for (let pending = loading.get(name); pending !== undefined; pending = loading.get(name)) {
+        await pending.then(
+          () => undefined,
+          () => undefined,
+        );
+      }
     },
   };
 }
