@@ -74,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       connectionsCheckingInterval: Math.min(5000, Math.ceil(deps.config.requestTimeoutMs / 4)),
     },
   });
+  // Provider drift, challenges and failures are logged with the app's logger (never a key).
+  deps.upstream.attachLogger?.(app.log.child({ component: "upstream" }));
   app.decorate("services", services);
   const connections = trackConnections(app.server);
   app.decorate("connections", connections);

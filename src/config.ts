@@ -30,8 +30,6 @@ export interface ProviderConfig {
   /** Base URL by host name (`default` always present), without trailing slash. */
   hosts: Record<string, string>;
   apiKey: string | undefined;
-  /** Query parameters sent on every request to the provider, from its set `extraVars` that have a `query` name. */
-  query?: Record<string, string>;
   /** The provider's OAuth client (ProviderDef.clientCredentials), when both of its variables are set. */
   client?: { id: string; secret: string };
 }
@@ -274,13 +272,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey = value || def.defaultKey;
       if (apiKey && !value) setVariables.add(def.keyVar);
     }
-    let query: Record<string, string> | undefined;
-    for (const extra of def.extraVars ?? []) {
-      const value = env[extra.name];
-      if (!value) continue;
-      setVariables.add(extra.name);
-      if (extra.query) query = { ...query, [extra.query]: value };
-    }
+    for (const extra of def.extraVars ?? []) if (env[extra.name]) setVariables.add(extra.name);
     let client: ProviderConfig["client"];
     if (def.clientCredentials) {
       const id = env[def.clientCredentials.idVar];
@@ -289,7 +281,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (secret) setVariables.add(def.clientCredentials.secretVar);
       if (id && secret) client = { id, secret };
     }
-    providers[def.id] = { hosts, apiKey, ...(query ? { query } : {}), ...(client ? { client } : {}) };
+    providers[def.id] = { hosts, apiKey, ...(client ? { client } : {}) };
   }
   const plans = loadPlans(env);
   const defaultPlanId = env.QUARRY_DEFAULT_PLAN ?? plans[0]!.id;

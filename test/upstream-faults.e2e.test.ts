@@ -51,7 +51,6 @@ describe("each upstream fault maps to its code, in time, free", () => {
     { name: "connection reset", fault: { kind: "reset" }, status: 502, code: "provider_error" },
     { name: "truncated body", fault: { kind: "truncate" }, status: 502, code: "provider_error" },
     { name: "HTTP 500", fault: { kind: "status", status: 500 }, status: 502, code: "provider_error" },
-    { name: "HTTP 429 with Retry-After", fault: { kind: "rate_limit", retryAfterSeconds: 20 }, status: 502, code: "provider_error" },
     { name: "invalid JSON", fault: { kind: "invalid_json" }, status: 502, code: "provider_error" },
     { name: "oversized body", fault: { kind: "oversized", bytes: 9 * 1024 * 1024 }, status: 502, code: "provider_error" },
   ] as const;
@@ -72,6 +71,37 @@ describe("each upstream fault maps to its code, in time, free", () => {
       }
       await assertNothingCharged();
     });
+  }
+});
+
+test("a provider's 429: 502 retryable with its wait in the hint and Retry-After, free; the wait is kept for every caller", async () => {
+  // A harness of its own: the provider's wait holds for every later call of that instance.
+  const other = await startHarness({ replay: h.replay, env: { UPSTREAM_BREAKER_THRESHOLD: "1000" } });
+  try {
+    const a = await other.account();
+    const b = await other.account();
+    const call = (k: string) => other.call("POST", "/v1/capabilities/markets.quote/execute", { key: k, body: { symbol: "GOOGL:NASDAQ" } });
+    h.replay.setFault("serpapi", { kind: "rate_limit", retryAfterSeconds: 20 });
+    const started = Date.now();
+    const limited = await call(a.key);
+    h.replay.setFault("serpapi", null);
+    assert.ok(Date.now() - started < 1000, "a long wait is not slept on within the call");
+    assert.equal(limited.status, 502, JSON.stringify(limited.body));
+    assert.equal(limited.body.error.code, "provider_error");
+    assert.equal(limited.body.error.retryable, true);
+    assert.match(limited.body.error.message, /SerpApi is rate limiting this deployment \(HTTP 429\) and asks to wait 20 s/);
+    assert.match(limited.body.error.hint, /Retry after 20 s/);
+    assert.equal(limited.headers.get("retry-after"), "20");
+    const before = h.replay.requests.length;
+    const kept = await call(b.key);
+    assert.equal(kept.status, 502);
+    assert.equal(kept.body.error.retryable, true);
+    assert.match(kept.body.error.message, /asked this deployment to wait/);
+    assert.equal(h.replay.requests.length, before, "another caller's call does not reach the provider while its wait lasts");
+    for (const acct of [a, b]) assert.equal((await other.store.getAccount(acct.accountId))!.creditsUsed, 0);
+  } finally {
+    h.replay.setFault("serpapi", null);
+    await other.close();
   }
 });
 

@@ -24,7 +24,30 @@ export type Fault = (
   | { kind: "invalid_json" }
   /** A valid JSON body of exactly `bytes` bytes, streamed; `chunked` omits content-length. */
   | { kind: "oversized"; bytes: number; chunked?: boolean }
+  /**
+   * A provider that changed its answer: the recording served with the key at the JSON pointer
+   * `pointer` (`/results/0/id`) renamed to `to` (drift tests, `quarry providers check`'s tests).
+   */
+  | { kind: "rename"; pointer: string; to: string }
+  /** The same for text answers (HTML, XML): every occurrence of `find` in the recording replaced by `with`. */
+  | { kind: "replace"; find: string; with: string }
 ) & { times?: number };
+
+/** `body` (JSON) with the key at `pointer` renamed to `to`; unchanged when the pointer names nothing. */
+export function renameAt(body: Buffer, pointer: string, to: string): Buffer {
+  const value: unknown = JSON.parse(body.toString("utf8"));
+  const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const key = parts.pop();
+  let at: unknown = value;
+  for (const part of parts) at = typeof at === "object" && at !== null ? (at as Record<string, unknown>)[part] : undefined;
+  if (key === undefined || typeof at !== "object" || at === null || !(key in at)) return body;
+  const holder = at as Record<string, unknown>;
+  // Rebuilt in order, so the renamed key keeps its place.
+  const entries = Object.entries(holder).map(([k, v]) => [k === key ? to : k, v] as const);
+  for (const k of Object.keys(holder)) delete holder[k];
+  for (const [k, v] of entries) holder[k] = v;
+  return Buffer.from(JSON.stringify(value));
+}
 
 export interface RecordedRequest {
   method: string;
@@ -313,6 +336,18 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
       case "oversized":
         streamOversized(res, fault.bytes, fault.chunked === true);
         return;
+      case "rename":
+      case "replace": {
+        record.matched = page === undefined ? null : (entry?.id ?? null);
+        const changed =
+          page === undefined
+            ? undefined
+            : fault.kind === "rename"
+              ? renameAt(page, fault.pointer, fault.to)
+              : Buffer.from(page.toString("utf8").split(fault.find).join(fault.with));
+        answerNormally(res, record, entry, changed);
+        return;
+      }
     }
   }
 

@@ -5,6 +5,7 @@
  * gets one new token, refused credentials named by variable (never by value), and no token at all
  * when the client's variables are not set.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,8 +13,8 @@ import { type TestContext, test } from "node:test";
 import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { HttpUpstreamClient } from "./client.ts";
-import { ClientTokens, RENEW_MARGIN_MS, readToken } from "./client-credentials.ts";
-import type { ClientCredentials } from "./types.ts";
+import { ClientTokens, RENEW_MARGIN_MS, readToken, type tokenResponse } from "./client-credentials.ts";
+import type { ClientCredentials, UpstreamResponse } from "./types.ts";
 
 interface Seen {
   method: string;
@@ -64,7 +65,7 @@ function client(t: TestContext, url: string, extra: Record<string, string> = {})
 }
 
 const OAUTH = { REDDIT_CLIENT_ID: "app-id", REDDIT_CLIENT_SECRET: "s3cret-value" };
-const search = { provider: "reddit", method: "GET" as const, path: "/search.json", query: { q: "pop" } };
+const search = { provider: "reddit", method: "GET" as const, path: "/search.json", query: { q: "pop" }, response: Type.Unknown() };
 const signal = () => AbortSignal.timeout(5000);
 
 test("without REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET: the public host, no token, no Authorization", async (t) => {
@@ -139,9 +140,11 @@ test("refused credentials: provider_error naming the variables, never the secret
   assert.deepEqual(srv.seen.map((s) => s.url), ["/www/api/v1/access_token"]);
 });
 
-test("an answer without a bearer token is provider_error", async (t) => {
+test("an answer without a token is drift at /access_token; a token of another type is provider_error", async (t) => {
   const srv = await reddit(t, { token: () => ({ status: 200, body: { error: "unsupported_grant_type" } }) });
-  await assert.rejects(client(t, srv.url, OAUTH).send(search, signal()), /without a bearer token/);
+  await assert.rejects(client(t, srv.url, OAUTH).send(search, signal()), /Reddit answered in a shape Quarry does not read: \/access_token is missing/);
+  const mac = await reddit(t, { token: () => ({ status: 200, body: { access_token: "t", token_type: "mac" } }) });
+  await assert.rejects(client(t, mac.url, OAUTH).send(search, signal()), /without a bearer token/);
 });
 
 test("tokens are renewed a minute before they expire (half their life when shorter); a dropped token is fetched again", async () => {
@@ -167,7 +170,7 @@ test("a caller's own deadline ends its wait for a token, not the token request t
   const tokens = new ClientTokens();
   let release: () => void = () => {};
   const fetch = () =>
-    new Promise<{ status: number; headers: Record<string, string>; body: unknown }>((resolve) => {
+    new Promise<UpstreamResponse<Static<typeof tokenResponse>>>((resolve) => {
       release = () => resolve({ status: 200, headers: {}, body: { access_token: "shared", token_type: "bearer" } });
     });
   const short = new AbortController();

@@ -12,9 +12,17 @@
  * A token endpoint that refuses the credentials is `provider_error`, not retryable, naming the
  * variables (never their values): the operator has to fix them.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../errors.ts";
 import { untilAborted } from "./deadlines.ts";
-import type { ClientCredentials, UpstreamRequest, UpstreamResponse } from "./types.ts";
+import type { ClientCredentials, JsonRequest, UpstreamResponse } from "./types.ts";
+
+/** What a token endpoint's answer must hold (RFC 6749 5.1): the token; its type and life when given. */
+export const tokenResponse = Type.Object({
+  access_token: Type.String({ minLength: 1 }),
+  token_type: Type.Optional(Type.String()),
+  expires_in: Type.Optional(Type.Number()),
+});
 
 /** How long a token request may take, whatever the deadline of the call that started it. */
 export const TOKEN_REQUEST_TIMEOUT_MS = 10_000;
@@ -28,7 +36,7 @@ interface Held {
 }
 
 /** The token request: HTTP Basic with the client's id and secret, `grant_type=client_credentials`. */
-export function tokenRequest(provider: string, cc: ClientCredentials, client: { id: string; secret: string }): UpstreamRequest {
+export function tokenRequest(provider: string, cc: ClientCredentials, client: { id: string; secret: string }): JsonRequest<typeof tokenResponse> {
   const basic = Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString("base64");
   return {
     provider,
@@ -40,12 +48,13 @@ export function tokenRequest(provider: string, cc: ClientCredentials, client: { 
     // Asking for a token twice does no harm: retried like a GET.
     idempotent: true,
     acceptStatus: [400, 401, 403],
+    response: tokenResponse,
   };
 }
 
 /** The token and its life from a token endpoint's answer; provider_error when there is none. */
-export function readToken(provider: string, cc: ClientCredentials, res: UpstreamResponse<unknown>, now: number): Held {
-  const body = (typeof res.body === "object" && res.body !== null ? res.body : {}) as Record<string, unknown>;
+export function readToken(provider: string, cc: ClientCredentials, res: UpstreamResponse<Static<typeof tokenResponse>>, now: number): Held {
+  const body = res.body;
   if (res.status === 400 || res.status === 401 || res.status === 403) {
     throw new ApiError("provider_error", `${provider} refused this deployment's OAuth client (HTTP ${res.status}).`, {
       retryable: false,
@@ -53,10 +62,10 @@ export function readToken(provider: string, cc: ClientCredentials, res: Upstream
     });
   }
   const token = body.access_token;
-  if (typeof token !== "string" || token === "" || (typeof body.token_type === "string" && body.token_type.toLowerCase() !== "bearer")) {
+  if (body.token_type !== undefined && body.token_type.toLowerCase() !== "bearer") {
     throw new ApiError("provider_error", `${provider} answered its token request without a bearer token.`);
   }
-  const lifeMs = typeof body.expires_in === "number" && body.expires_in > 0 ? body.expires_in * 1000 : 3_600_000;
+  const lifeMs = body.expires_in !== undefined && body.expires_in > 0 ? body.expires_in * 1000 : 3_600_000;
   return { token, renewAt: now + lifeMs - Math.min(RENEW_MARGIN_MS, lifeMs / 2) };
 }
 
@@ -67,7 +76,12 @@ export class ClientTokens {
   constructor(private readonly now: () => number = Date.now) {}
 
   /** A valid token for `provider`, fetched with `fetch` when none is held or it is due for renewal. */
-  async get(provider: string, signal: AbortSignal, fetch: (signal: AbortSignal) => Promise<UpstreamResponse<unknown>>, cc: ClientCredentials): Promise<string> {
+  async get(
+    provider: string,
+    signal: AbortSignal,
+    fetch: (signal: AbortSignal) => Promise<UpstreamResponse<Static<typeof tokenResponse>>>,
+    cc: ClientCredentials,
+  ): Promise<string> {
     const held = this.held.get(provider);
     if (held !== undefined && held.renewAt > this.now()) return held.token;
     let run = this.pending.get(provider);

@@ -3,6 +3,7 @@
  * within the deadline plus a small margin, idempotent requests retry a bounded number of times,
  * keys are placed by the client and never appear in logs, and a dead provider's breaker opens.
  */
+import { Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
 import { after, before, describe, test } from "node:test";
@@ -14,12 +15,13 @@ import { HttpUpstreamClient } from "./client.ts";
 import { DeadlineSignals } from "./deadlines.ts";
 import type { UpstreamRequest } from "./types.ts";
 
-const QUOTE: UpstreamRequest = {
+const QUOTE = {
   provider: "serpapi",
-  method: "GET",
+  method: "GET" as const,
   path: "/search.json",
   query: { engine: "google_finance", q: "GOOGL:NASDAQ", hl: "en" },
-};
+  response: Type.Object({ summary: Type.Object({ title: Type.String() }) }),
+} satisfies UpstreamRequest;
 
 let replay: ReplayServer;
 const warnings: object[] = [];
@@ -51,27 +53,12 @@ const deadline = (ms: number) => deadlines.signal(ms);
 
 describe("fault mapping", () => {
   test("a recorded answer parses, with the key placed in the query and a descriptive User-Agent", async () => {
-    const res = await client.send<{ summary: { title: string } }>(QUOTE, deadline(5000));
+    const res = await client.send(QUOTE, deadline(5000));
     assert.equal(res.status, 200);
     assert.equal(typeof res.body.summary.title, "string");
     const seen = replay.requests.at(-1)!;
     assert.equal(seen.query.api_key, "secret-serpapi-key-123");
     assert.match(String(seen.headers["user-agent"]), /^Quarry\/0\.1\.0 /);
-  });
-
-  test("a provider's optional contact variable is sent as its query parameter when set, and only then", async () => {
-    const work: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works/W2741809807" };
-    const withContact = new HttpUpstreamClient(
-      loadConfig({ ...replayEnvironment(replay.url), OPENALEX_MAILTO: "ops@example.org" }),
-    );
-    try {
-      assert.equal((await withContact.send(work, deadline(5000))).status, 200);
-      assert.equal(replay.requests.at(-1)!.query.mailto, "ops@example.org");
-    } finally {
-      await withContact.close();
-    }
-    assert.equal((await client.send(work, deadline(5000))).status, 200);
-    assert.equal(replay.requests.at(-1)!.query.mailto, undefined);
   });
 
   test("hang past the deadline → provider_timeout, within deadline + margin", async () => {
@@ -146,15 +133,23 @@ describe("fault mapping", () => {
     assert.equal(replay.requests.length - before, 1);
   });
 
-  test("429 with a long Retry-After fails fast with provider_error carrying retryAfter", async () => {
+  test("429 with a long Retry-After fails fast with provider_error carrying retryAfter; the wait is kept by that client", async () => {
+    // A client of its own: the provider's wait applies to every later call of the client that got it.
+    const waiting = new HttpUpstreamClient(loadConfig({ ...replayEnvironment(replay.url), SERPAPI_API_KEY: "k" }));
     replay.setFault("serpapi", { kind: "rate_limit", retryAfterSeconds: 30 });
     try {
       const started = Date.now();
-      const err = await expectCode(client.send(QUOTE, deadline(5000)), "provider_error");
+      const err = await expectCode(waiting.send(QUOTE, deadline(5000)), "provider_error");
       assert.equal(err.retryAfter, 30);
       assert.ok(Date.now() - started < 1000);
+      replay.setFault("serpapi", null);
+      const before = replay.requests.length;
+      const again = await expectCode(waiting.send(QUOTE, deadline(5000)), "provider_error");
+      assert.equal(replay.requests.length, before, "not called while the provider's wait lasts");
+      assert.ok((again.retryAfter ?? 0) >= 29);
     } finally {
       replay.setFault("serpapi", null);
+      await waiting.close();
     }
   });
 
@@ -203,7 +198,7 @@ describe("circuit breaker", () => {
       assert.equal(replay.requests.length, before, "an open breaker makes no call");
       assert.ok(Date.now() - started < 50);
       // Other providers are unaffected.
-      const music = await breaking.send({ provider: "deezer", method: "GET", path: "/search", query: { q: "Soliloquy" } }, deadline(5000));
+      const music = await breaking.send({ provider: "deezer", method: "GET", path: "/search", query: { q: "Soliloquy" }, response: Type.Unknown() }, deadline(5000));
       assert.equal(music.status, 200);
     } finally {
       replay.setFault("serpapi", null);

@@ -11,6 +11,7 @@
  * here under a load average of 17 on 2 CPUs); the pacer's own times do not. Queue effects are checked
  * through `pacingState`, "at once" as "before the event loop's next turn", so no upper time bounds.
  */
+import { Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
@@ -30,8 +31,9 @@ const artist = (offset: number): UpstreamRequest => ({
   method: "GET",
   path: "/ws/2/artist",
   query: { query: "YOASOBI", fmt: "json", offset },
+  response: Type.Unknown(),
 });
-const WORK: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works/W2741809807" };
+const WORK: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works/W2741809807", response: Type.Unknown() };
 
 /** A Pacer that keeps the start times it gives (performance.now() clock). */
 class RecordingPacer extends Pacer {

@@ -1,14 +1,21 @@
 /**
- * Tests for the upstream client's absolute `baseUrl` (operator-declared endpoints such as Sharpen
- * reviewers), against a tiny loopback server: the URL and headers used, and the usual error mapping.
+ * Tests for the upstream client against a tiny loopback server: the absolute `baseUrl` (operator-
+ * declared endpoints such as Sharpen reviewers), the usual error mapping, and how answers are
+ * checked before a mapper reads them: declared schemas (drift), provider error bodies, bot
+ * challenges, document kinds, and a provider's 429 with its wait.
  */
 import assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type TestContext, test } from "node:test";
+import { Type } from "@sinclair/typebox";
 import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { HttpUpstreamClient } from "./client.ts";
+import { UpstreamError } from "./faults.ts";
+
+/** Tests of transport only: any JSON answer. */
+const ANY = Type.Unknown();
 
 interface Seen {
   method: string;
@@ -51,7 +58,7 @@ test("baseUrl: the request goes to that URL with the request's own headers, not 
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ ok: true }));
   });
-  const res = await client(t).send<{ ok: boolean }>(
+  const res = await client(t).send(
     {
       provider: "sharpen:family_x/model",
       baseUrl: `${srv.url}/v1/`,
@@ -60,6 +67,7 @@ test("baseUrl: the request goes to that URL with the request's own headers, not 
       query: { beta: "true", skip: undefined },
       headers: { authorization: "Bearer secret-1" },
       body: { model: "m" },
+      response: Type.Object({ ok: Type.Boolean() }),
     },
     AbortSignal.timeout(5000),
   );
@@ -80,12 +88,12 @@ test("baseUrl: an unknown provider name is fine; without baseUrl it is an intern
   });
   const c = client(t);
   const ok = await c.send(
-    { provider: "not-in-table", baseUrl: srv.url, method: "GET", path: "/x" },
+    { provider: "not-in-table", baseUrl: srv.url, method: "GET", path: "/x", response: ANY },
     AbortSignal.timeout(5000),
   );
   assert.equal(ok.status, 200);
   await assert.rejects(
-    c.send({ provider: "not-in-table", method: "GET", path: "/x" }, AbortSignal.timeout(5000)),
+    c.send({ provider: "not-in-table", method: "GET", path: "/x", response: ANY }, AbortSignal.timeout(5000)),
     (err: unknown) => err instanceof ApiError && err.code === "internal_error",
   );
 });
@@ -99,7 +107,7 @@ test("baseUrl: 5xx maps to provider_error and a hung server to provider_timeout"
   const c = client(t);
   await assert.rejects(
     c.send(
-      { provider: "p1", baseUrl: failing.url, method: "POST", path: "/", body: {} },
+      { provider: "p1", baseUrl: failing.url, method: "POST", path: "/", body: {}, response: ANY },
       AbortSignal.timeout(5000),
     ),
     (err: unknown) => err instanceof ApiError && err.code === "provider_error",
@@ -108,7 +116,7 @@ test("baseUrl: 5xx maps to provider_error and a hung server to provider_timeout"
   assert.equal(failing.seen.length, 1);
   await assert.rejects(
     c.send(
-      { provider: "p2", baseUrl: hanging.url, method: "POST", path: "/", body: {} },
+      { provider: "p2", baseUrl: hanging.url, method: "POST", path: "/", body: {}, response: ANY },
       AbortSignal.timeout(200),
     ),
     (err: unknown) => err instanceof ApiError && err.code === "provider_timeout",
@@ -125,7 +133,7 @@ test("a provider's 4xx: a refused request hints at changing it; refused credenti
   const hintFor = async (status: number) => {
     const srv = await refusing(status);
     const err = await c
-      .send({ provider: `p${status}`, baseUrl: srv.url, method: "GET", path: "/" }, AbortSignal.timeout(5000))
+      .send({ provider: `p${status}`, baseUrl: srv.url, method: "GET", path: "/", response: ANY }, AbortSignal.timeout(5000))
       .then(
         () => assert.fail("refused"),
         (e: unknown) => e,
@@ -150,7 +158,7 @@ test("responseType bytes: the body as received, byte for byte, with or without a
     res.end(pdf);
   });
   for (const path of ["/declared", "/chunked"]) {
-    const res = await client(t).send<Uint8Array>({ provider: "x", baseUrl: srv.url, method: "GET", path, responseType: "bytes" }, AbortSignal.timeout(5000));
+    const res = await client(t).send({ provider: "x", baseUrl: srv.url, method: "GET", path, responseType: "bytes", response: "pdf" }, AbortSignal.timeout(5000));
     assert.ok(res.body instanceof Uint8Array, path);
     assert.deepEqual(Buffer.from(res.body), pdf, path);
     assert.equal(res.text, undefined);
@@ -163,7 +171,153 @@ test("responseType bytes: the body as received, byte for byte, with or without a
     res.end(Buffer.alloc(4096, 1));
   });
   await assert.rejects(
-    small.send({ provider: "x", baseUrl: big.url, method: "GET", path: "/", responseType: "bytes" }, AbortSignal.timeout(5000)),
+    small.send({ provider: "x", baseUrl: big.url, method: "GET", path: "/", responseType: "bytes", response: "pdf" }, AbortSignal.timeout(5000)),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /exceeded 1024 bytes/.test(e.message),
   );
+});
+
+function logged(): { lines: { obj: Record<string, unknown>; msg: string }[]; logger: { warn(obj: object, msg: string): void } } {
+  const lines: { obj: Record<string, unknown>; msg: string }[] = [];
+  return { lines, logger: { warn: (obj, msg) => lines.push({ obj: obj as Record<string, unknown>, msg }) } };
+}
+
+const faultOf = async (p: Promise<unknown>): Promise<UpstreamError> =>
+  p.then(
+    () => assert.fail("expected a failure"),
+    (e: unknown) => {
+      assert.ok(e instanceof UpstreamError, String(e));
+      return e;
+    },
+  );
+
+test("drift: an answer that does not fit the declared schema is 502 naming the provider and the first field, not retried, logged", async (t) => {
+  const srv = await server(t, (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ meta: { count: 3 }, works: [] }));
+  });
+  const log = logged();
+  const c = new HttpUpstreamClient(loadConfig({ OPENALEX_BASE_URL: srv.url }), log.logger);
+  t.after(() => c.close());
+  const schema = Type.Object({ meta: Type.Object({ count: Type.Number() }), results: Type.Array(Type.Object({ id: Type.String() })) });
+  const err = await faultOf(c.send({ provider: "openalex", method: "GET", path: "/works", query: { search: "x" }, response: schema }, AbortSignal.timeout(5000)));
+  assert.equal(err.code, "provider_error");
+  assert.equal(err.fault, "drift");
+  assert.equal(err.pointer, "/results");
+  assert.equal(err.retryable, false);
+  assert.match(err.message, /^OpenAlex answered in a shape Quarry does not read: \/results is missing\.$/);
+  assert.equal(srv.seen.length, 1, "a drifted answer is not asked again");
+  assert.deepEqual(log.lines, [{ obj: { provider: "openalex", path: "/works", fault: "drift", pointer: "/results" }, msg: "provider answer drifted" }]);
+});
+
+test("drift: an HTML page where JSON was expected, and a non-PDF where a PDF was, are drift of the whole body", async (t) => {
+  const srv = await server(t, (_req, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<!DOCTYPE html><html><head><title>Sign in</title></head><body>Please sign in</body></html>");
+  });
+  const c = client(t);
+  const json = await faultOf(c.send({ provider: "x", baseUrl: srv.url, method: "GET", path: "/", response: ANY }, AbortSignal.timeout(5000)));
+  assert.equal(json.fault, "drift");
+  assert.equal(json.pointer, "");
+  assert.match(json.message, /the body is an HTML page where JSON was expected/);
+  const pdf = await faultOf(c.send({ provider: "x", baseUrl: srv.url, method: "GET", path: "/", responseType: "bytes", response: "pdf" }, AbortSignal.timeout(5000)));
+  assert.equal(pdf.fault, "drift");
+  assert.match(pdf.message, /is not a PDF document/);
+  const xml = await faultOf(c.send({ provider: "x", baseUrl: srv.url, method: "GET", path: "/", responseType: "text", response: "xml" }, AbortSignal.timeout(5000)));
+  assert.match(xml.message, /an HTML page where XML was expected/);
+});
+
+test("challenges: an AWS WAF page (202), a Cloudflare 403 and its header are recognised, whatever the declared answer", async (t) => {
+  const pages: Record<string, (res: ServerResponse) => void> = {
+    "/aws": (res) => {
+      res.writeHead(202, { "content-type": "text/html" });
+      res.end('<!DOCTYPE html><html><head><script>window.awsWafCookieDomainList = [];</script></head><body><div id="challenge-container"></div></body></html>');
+    },
+    "/cloudflare": (res) => {
+      res.writeHead(403, { "content-type": "text/html" });
+      res.end('<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body></body></html>');
+    },
+    "/header": (res) => {
+      res.writeHead(200, { "content-type": "application/json", "cf-mitigated": "challenge" });
+      res.end("{}");
+    },
+    "/document": (res) => {
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!DOCTYPE html><html><head><title>Regulation on CAPTCHA use</title></head><body>Just a moment… this act concerns captcha</body></html>");
+    },
+  };
+  const srv = await server(t, (req, res) => pages[req.url ?? ""]!(res));
+  const log = logged();
+  const c = new HttpUpstreamClient(loadConfig({ EURLEX_BASE_URL: srv.url }), log.logger);
+  t.after(() => c.close());
+  const html = (path: string) => c.send({ provider: "eurlex", method: "GET", path, responseType: "text", response: "html" }, AbortSignal.timeout(5000));
+  const aws = await faultOf(html("/aws"));
+  assert.equal(aws.fault, "challenged");
+  assert.equal(aws.retryable, false);
+  assert.match(aws.message, /^EUR-Lex answered with a bot challenge \(AWS WAF challenge\) instead of its answer\.$/);
+  assert.equal((await faultOf(html("/cloudflare"))).fault, "challenged");
+  assert.equal((await faultOf(c.send({ provider: "eurlex", method: "GET", path: "/header", response: ANY }, AbortSignal.timeout(5000)))).fault, "challenged");
+  assert.equal((await html("/document")).status, 200, "a document that mentions a captcha is read");
+  assert.equal(srv.seen.length, 4, "challenges are not retried");
+  assert.deepEqual(log.lines.map((l) => [l.obj.fault, l.msg]), [
+    ["challenged", "provider challenged the request"],
+    ["challenged", "provider challenged the request"],
+    ["challenged", "provider challenged the request"],
+  ]);
+});
+
+test("refusal: a provider's own error body is answered as its error, on a 200 and on a 4xx, before the schema", async (t) => {
+  const srv = await server(t, (req, res) => {
+    res.writeHead(req.url === "/bad" ? 400 : 200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: req.url === "/bad" ? "Invalid key" : "No results" }));
+  });
+  const c = client(t);
+  const refusal = (body: unknown, status: number) =>
+    typeof body === "object" && body !== null && "error" in body ? new ApiError("provider_error", `said ${String((body as { error: unknown }).error)} with ${status}`, { retryable: false }) : undefined;
+  const request = (path: string) => ({ provider: "x", baseUrl: srv.url, method: "GET" as const, path, refusal, response: Type.Object({ results: Type.Array(Type.String()) }) });
+  await assert.rejects(c.send(request("/ok"), AbortSignal.timeout(5000)), /said No results with 200/);
+  await assert.rejects(c.send(request("/bad"), AbortSignal.timeout(5000)), /said Invalid key with 400/);
+});
+
+test("429: the provider's wait is in the hint and Retry-After, never waited past the deadline, and kept for every caller", async (t) => {
+  let calls = 0;
+  const srv = await server(t, (_req, res) => {
+    calls++;
+    res.writeHead(429, { "content-type": "application/json", "retry-after": "12000" });
+    res.end('{"error":"Rate limit exceeded"}');
+  });
+  const c = new HttpUpstreamClient(loadConfig({ OPENALEX_BASE_URL: srv.url }));
+  t.after(() => c.close());
+  const request = { provider: "openalex", method: "GET" as const, path: "/works", response: ANY };
+  const started = performance.now();
+  const first = await faultOf(c.send(request, AbortSignal.timeout(5000)));
+  assert.ok(performance.now() - started < 1000, "a wait of hours is not slept on");
+  assert.equal(first.code, "provider_error");
+  assert.equal(first.fault, "rate_limited");
+  assert.equal(first.retryable, true);
+  assert.equal(first.retryAfter, 12000);
+  assert.match(first.message, /OpenAlex is rate limiting this deployment \(HTTP 429\) and asks to wait 3 h 20 min/);
+  assert.match(first.hint ?? "", /every caller of this deployment; nothing was charged\. Retry after 3 h 20 min/);
+  assert.equal(calls, 1);
+  const second = await faultOf(c.send(request, AbortSignal.timeout(5000)));
+  assert.equal(calls, 1, "not called again while its wait lasts");
+  assert.equal(second.fault, "rate_limited");
+  assert.match(second.message, /asked this deployment to wait .* left; it was not called/);
+  assert.ok((second.retryAfter ?? 0) > 11_990);
+});
+
+test("429 with a short wait is retried within the deadline", async (t) => {
+  let calls = 0;
+  const srv = await server(t, (_req, res) => {
+    calls++;
+    if (calls === 1) {
+      res.writeHead(429, { "retry-after": "0" });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end('{"ok":true}');
+  });
+  const res = await client(t).send({ provider: "x", baseUrl: srv.url, method: "GET", path: "/", response: ANY }, AbortSignal.timeout(5000));
+  assert.equal(res.status, 200);
+  assert.equal(calls, 2);
 });

@@ -3,9 +3,13 @@
  * keys from config, the capability's deadline (an AbortSignal) → 504 provider_timeout, network
  * errors / 5xx / unparseable or oversized bodies → 502 provider_error, bounded retries with jitter
  * for idempotent requests while the deadline allows, a per-provider circuit breaker, per-provider
- * request pacing (providers that publish a rate, per process: src/upstream/pacing.ts), and a
- * descriptive User-Agent. Keys are never logged: log lines name the provider and path only.
+ * request pacing (providers that publish a rate, per process: src/upstream/pacing.ts), a provider's
+ * own wait after a 429 (Retry-After) kept for every caller, bot challenges recognised
+ * (challenge.ts), every answer checked against the request's declared response before a mapper
+ * reads it (response-check.ts), and a descriptive User-Agent. Errors carry their kind (faults.ts).
+ * Keys are never logged: log lines name the provider, path and pointer only.
  */
+import type { Static } from "@sinclair/typebox";
 import {
   type CircuitBreakerPolicy,
   ConsecutiveBreaker,
@@ -17,10 +21,13 @@ import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
 import { REPLAY_MISS_HEADER } from "../replay/replay-headers.ts";
-import { ClientTokens, tokenRequest } from "./client-credentials.ts";
+import { challengeOf, looksLikeHtml } from "./challenge.ts";
+import { ClientTokens, tokenRequest, type tokenResponse } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
+import { describeWait, type FaultKind, UpstreamError } from "./faults.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
+import { checkJsonAnswer, ProviderDrift } from "./response-check.ts";
 import type { ClientCredentials, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /**
@@ -29,7 +36,7 @@ import type { ClientCredentials, UpstreamClient, UpstreamRequest, UpstreamRespon
  */
 export function whileClientWaits(client: UpstreamClient, clientGone: () => boolean): UpstreamClient {
   return {
-    send: (request, signal) => client.send(request, signal, clientGone),
+    send: ((request: UpstreamRequest, signal: AbortSignal) => client.send(request, signal, clientGone)) as UpstreamClient["send"],
     hasKey: (provider) => client.hasKey(provider),
     close: () => client.close(),
   };
@@ -45,10 +52,15 @@ class AttemptError extends Error {
     message: string,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
+    /** The provider answered 429. */
+    readonly rateLimited = false,
   ) {
     super(message);
   }
 }
+
+/** A provider's name as people know it. */
+const titleOf = (provider: string) => providerDef(provider)?.title ?? provider;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -72,6 +84,18 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(v);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(",") : value;
 }
 
 function withQuery(url: string, query: UpstreamRequest["query"]): string {
@@ -103,7 +127,13 @@ function breakerKeyOf(req: UpstreamRequest): string {
 }
 
 /** A provider failure that says the provider is unwell (counts toward its circuit breaker). */
-class ProviderFailure extends ApiError {}
+class ProviderFailure extends UpstreamError {}
+
+/** Faults logged as warnings when they happen: the provider changed, or its bot protection answered. */
+const WARNED: ReadonlySet<FaultKind> = new Set(["drift", "challenged"]);
+
+/** A provider's wait shorter than this is only retried within the call; a longer one is kept for every caller. */
+const KEEP_WAIT_MS = 1000;
 
 export interface BreakerSettings {
   /** Consecutive failed calls that open the circuit. */
@@ -126,10 +156,12 @@ export class HttpUpstreamClient implements UpstreamClient {
   private readonly pacers = new Map<string, Pacer>();
   /** Application tokens of providers with an OAuth client configured. */
   private readonly tokens = new ClientTokens();
+  /** Until when (Date.now) a provider asked to be left alone after a 429, by breaker key. */
+  private readonly waitUntil = new Map<string, number>();
 
   constructor(
     private readonly config: Pick<Config, "providers" | "upstream"> & Partial<Pick<Config, "demo">>,
-    private readonly logger?: UpstreamLogger,
+    private logger?: UpstreamLogger,
     private readonly breakerSettings: BreakerSettings = {
       threshold: config.upstream.breakerThreshold,
       halfOpenAfterMs: config.upstream.breakerHalfOpenMs,
@@ -179,6 +211,10 @@ export class HttpUpstreamClient implements UpstreamClient {
     return pacer === undefined ? undefined : { intervalMs: pacer.intervalMs, ...pacer.state() };
   }
 
+  attachLogger(logger: UpstreamLogger): void {
+    this.logger ??= logger;
+  }
+
   hasKey(provider: string): boolean {
     return Boolean(this.config.providers[provider]?.apiKey);
   }
@@ -198,7 +234,6 @@ export class HttpUpstreamClient implements UpstreamClient {
     let path = req.path;
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) params.append(k, String(v));
-    if (provider.query) for (const [k, v] of Object.entries(provider.query)) params.set(k, v);
     const key = provider.apiKey;
     const placement = def.keyPlacement;
     if (placement && key) {
@@ -210,33 +245,35 @@ export class HttpUpstreamClient implements UpstreamClient {
     return { url: base + path + (qs ? "?" + qs : ""), headers };
   }
 
-  async send<T = unknown>(
-    req: UpstreamRequest,
-    signal: AbortSignal,
-    clientGone?: () => boolean,
-  ): Promise<UpstreamResponse<T>> {
+  send: UpstreamClient["send"] = ((req: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<unknown>> => {
     const def = req.baseUrl === undefined && (req.host ?? "default") === "default" ? providerDef(req.provider) : undefined;
     const client = def?.clientCredentials === undefined ? undefined : this.config.providers[req.provider]?.client;
-    if (def?.clientCredentials !== undefined && client !== undefined) return this.sendWithToken<T>(req, def.clientCredentials, client, signal, clientGone);
-    return this.sendOnce<T>(req, signal, clientGone);
-  }
+    if (def?.clientCredentials !== undefined && client !== undefined) return this.sendWithToken(req, def.clientCredentials, client, signal, clientGone);
+    return this.sendOnce(req, signal, clientGone);
+  }) as UpstreamClient["send"];
 
   /**
    * A provider with an OAuth client configured: its default host's requests go to its API host with
    * the application's bearer token (client-credentials.ts); a 401 drops the token and the request is
    * sent once more with a new one.
    */
-  private async sendWithToken<T>(
+  private async sendWithToken(
     req: UpstreamRequest,
     cc: ClientCredentials,
     client: { id: string; secret: string },
     signal: AbortSignal,
     clientGone: (() => boolean) | undefined,
-  ): Promise<UpstreamResponse<T>> {
+  ): Promise<UpstreamResponse<unknown>> {
     const callerTakes401 = req.acceptStatus?.includes(401) ?? false;
     for (let round = 0; ; round++) {
-      const token = await this.tokens.get(req.provider, signal, (s) => this.sendOnce(tokenRequest(req.provider, cc, client), s, undefined), cc);
-      const res = await this.sendOnce<T>(
+      const token = await this.tokens.get(
+        req.provider,
+        signal,
+        // The token request itself goes to its own host without a token (sendOnce, not send).
+        (s) => this.sendOnce(tokenRequest(req.provider, cc, client), s, undefined) as Promise<UpstreamResponse<Static<typeof tokenResponse>>>,
+        cc,
+      );
+      const res = await this.sendOnce(
         { ...req, host: cc.apiHost, headers: { ...req.headers, authorization: `bearer ${token}` }, acceptStatus: [...(req.acceptStatus ?? []), 401] },
         signal,
         clientGone,
@@ -245,7 +282,7 @@ export class HttpUpstreamClient implements UpstreamClient {
       this.tokens.drop(req.provider, token);
       if (round > 0) {
         if (callerTakes401) return res;
-        throw new ApiError("provider_error", `${providerDef(req.provider)?.title ?? req.provider} refused a new access token (HTTP 401).`, {
+        throw new UpstreamError("provider_error", `${titleOf(req.provider)} refused a new access token (HTTP 401).`, "key_refused", req.provider, {
           retryable: false,
           hint: `The OAuth client (${cc.idVar}) may lack access; nothing was charged. Unset ${cc.idVar} and ${cc.secretVar} to call without a token.`,
         });
@@ -253,24 +290,57 @@ export class HttpUpstreamClient implements UpstreamClient {
     }
   }
 
-  private async sendOnce<T>(req: UpstreamRequest, signal: AbortSignal, clientGone: (() => boolean) | undefined): Promise<UpstreamResponse<T>> {
+  private async sendOnce(req: UpstreamRequest, signal: AbortSignal, clientGone: (() => boolean) | undefined): Promise<UpstreamResponse<unknown>> {
+    const key = breakerKeyOf(req);
+    const until = this.waitUntil.get(key);
+    if (until !== undefined) {
+      const left = until - Date.now();
+      if (left > 0) throw this.rateLimited(req.provider, left, false);
+      this.waitUntil.delete(key);
+    }
     try {
-      return await this.breaker(breakerKeyOf(req)).execute(() => this.sendWithRetries<T>(req, signal, clientGone));
+      return await this.breaker(key).execute(() => this.sendWithRetries(req, signal, clientGone));
     } catch (err) {
       if (isBrokenCircuitError(err)) {
-        throw new ApiError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, {
+        throw new UpstreamError("provider_error", `${req.provider} is failing; calls to it are paused for a moment.`, "unreachable", req.provider, {
           hint: `The provider failed repeatedly; try again in about ${Math.ceil(this.breakerSettings.halfOpenAfterMs / 1000)} s.`,
         });
+      }
+      if (err instanceof UpstreamError && WARNED.has(err.fault)) {
+        this.logger?.warn({ provider: req.provider, path: req.path, fault: err.fault, ...(err.pointer === undefined ? {} : { pointer: err.pointer }) }, err.fault === "drift" ? "provider answer drifted" : "provider challenged the request");
+      }
+      if (err instanceof UpstreamError && err.fault === "rate_limited" && err.retryAfter !== undefined && err.retryAfter * 1000 >= KEEP_WAIT_MS) {
+        this.waitUntil.set(key, Date.now() + err.retryAfter * 1000);
       }
       throw err;
     }
   }
 
-  private async sendWithRetries<T>(
+  /**
+   * The provider answered 429 (`asked`), or asked earlier to be left alone and `waitMs` of that wait
+   * is left: `502 provider_error`, retryable, with the wait in the hint and as Retry-After.
+   */
+  private rateLimited(provider: string, waitMs: number | undefined, asked: boolean): UpstreamError {
+    const title = titleOf(provider);
+    const wait = waitMs === undefined ? "" : ` and asks to wait ${describeWait(waitMs)}`;
+    return new ProviderFailure(
+      "provider_error",
+      asked ? `${title} is rate limiting this deployment (HTTP 429)${wait}.` : `${title} asked this deployment to wait before calling it again (HTTP 429): ${describeWait(waitMs ?? 0)} left; it was not called.`,
+      "rate_limited",
+      provider,
+      {
+        retryable: true,
+        hint: `The provider's limit applies to every caller of this deployment; nothing was charged. Retry after ${waitMs === undefined ? "a short wait" : describeWait(waitMs)}.`,
+        ...(waitMs === undefined ? {} : { retryAfter: Math.max(1, Math.ceil(waitMs / 1000)) }),
+      },
+    );
+  }
+
+  private async sendWithRetries(
     req: UpstreamRequest,
     signal: AbortSignal,
     clientGone: (() => boolean) | undefined,
-  ): Promise<UpstreamResponse<T>> {
+  ): Promise<UpstreamResponse<unknown>> {
     const idempotent = req.idempotent ?? req.method === "GET";
     const maxAttempts = idempotent ? 1 + this.config.upstream.maxRetries : 1;
     let lastError: AttemptError | undefined;
@@ -290,7 +360,7 @@ export class HttpUpstreamClient implements UpstreamClient {
         }
       }
       try {
-        return await this.attempt<T>(req, signal);
+        return await this.attempt(req, signal);
       } catch (err) {
         if (err instanceof ApiError) throw err;
         if (signal.aborted) break;
@@ -298,7 +368,9 @@ export class HttpUpstreamClient implements UpstreamClient {
         lastError = err;
         if (!err.retryable || attempt === maxAttempts - 1) break;
         const backoff = err.retryAfterMs ?? 100 * 2 ** attempt + Math.random() * 100;
-        if (backoff > 2000) break; // a long Retry-After will not fit the deadline
+        // Never waited for past the deadline (nor longer than 2 s: a long Retry-After is the caller's to wait).
+        const deadline = deadlineOf(signal);
+        if (backoff > 2000 || (deadline !== undefined && performance.now() + backoff >= deadline)) break;
         try {
           await sleep(backoff, signal);
         } catch {
@@ -307,12 +379,13 @@ export class HttpUpstreamClient implements UpstreamClient {
       }
     }
     if (signal.aborted) {
-      throw new ProviderFailure("provider_timeout", `${req.provider} did not answer before the deadline.`, {
+      throw new ProviderFailure("provider_timeout", `${req.provider} did not answer before the deadline.`, "timeout", req.provider, {
         hint: "The provider was too slow; retry later or narrow the request.",
       });
     }
     this.logger?.warn({ provider: req.provider, path: req.path, reason: lastError?.message }, "upstream call failed");
-    throw new ProviderFailure("provider_error", `${req.provider} failed: ${lastError?.message ?? "unknown error"}.`, {
+    if (lastError?.rateLimited) throw this.rateLimited(req.provider, lastError.retryAfterMs, true);
+    throw new ProviderFailure("provider_error", `${req.provider} failed: ${lastError?.message ?? "unknown error"}.`, "unreachable", req.provider, {
       hint: "The upstream provider failed; nothing was charged. Retry shortly.",
       ...(lastError?.retryAfterMs === undefined ? {} : { retryAfter: Math.ceil(lastError.retryAfterMs / 1000) }),
     });
@@ -324,7 +397,7 @@ export class HttpUpstreamClient implements UpstreamClient {
    * Nothing is charged (billing releases the hold on any error).
    */
   private notPaced(provider: string, pacer: Pacer, err: unknown): ApiError {
-    const title = providerDef(provider)?.title ?? provider;
+    const title = titleOf(provider);
     const hint = `${title} allows ${describeRate(pacer.intervalMs)} and other requests are waiting for it; nothing was charged. Retry in a few seconds.`;
     if (err instanceof TooLateForTurn) {
       return new ApiError("provider_error", `${provider} was not called: its turn would come after the request's deadline.`, {
@@ -338,7 +411,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     });
   }
 
-  private async attempt<T>(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<T>> {
+  private async attempt(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<unknown>> {
     const { url, headers } = this.buildUrl(req);
     // Field values the schema allows (a 16,384-character token of emoji) can make a URL no server takes;
     // servers reset the connection or answer 414. Refused here, it is not a provider fault: the breaker
@@ -352,6 +425,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     }
     const body = req.form !== undefined ? new URLSearchParams(req.form).toString() : req.body === undefined ? undefined : JSON.stringify(req.body);
     const contentType = req.form !== undefined ? "application/x-www-form-urlencoded" : "application/json";
+    const binary = req.responseType === "bytes";
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(url, {
@@ -360,7 +434,7 @@ export class HttpUpstreamClient implements UpstreamClient {
         signal,
         headers: {
           "user-agent": this.config.upstream.userAgent,
-          accept: req.responseType === "text" || req.responseType === "bytes" ? "*/*" : "application/json",
+          accept: req.responseType === "text" || binary ? "*/*" : "application/json",
           ...(body === undefined ? {} : { "content-type": contentType }),
           ...(req.baseUrl !== undefined ? req.headers : {}),
           ...headers,
@@ -375,7 +449,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     const status = res.statusCode;
     let payload: string | Buffer;
     try {
-      payload = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes, req.responseType === "bytes");
+      payload = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes, binary);
     } catch (err) {
       if (signal.aborted) throw err;
       if (err instanceof AttemptError) throw err;
@@ -386,27 +460,55 @@ export class HttpUpstreamClient implements UpstreamClient {
     // (its absence is then the reading): an adapter would report another 404 as the caller's id
     // not existing (found by an agent walkthrough: "EUR-Lex has no document" for a real CELEX).
     if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined && !(accepted && req.optionalPart)) throw demoNoRecording(` (${req.provider} ${req.method} ${req.path}).`);
-    if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]));
+    // A challenge answers with any status (AWS WAF: 202, Cloudflare: 403 or 503): recognised first.
+    const challenge = challengeOf(res.headers, typeof payload === "string" ? payload : payload.subarray(0, 16_384).toString("latin1"));
+    if (challenge !== undefined) {
+      throw new UpstreamError("provider_error", `${titleOf(req.provider)} answered with a bot challenge (${challenge}) instead of its answer.`, "challenged", req.provider, {
+        retryable: false,
+        hint: "The provider's bot protection refused this deployment's requests; nothing was charged. It may pass later or from another network; the operator can see it with `quarry providers check`.",
+      });
+    }
+    if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]), true);
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
-      throw new ApiError("provider_error", `${req.provider} answered HTTP ${status}.`, {
+      // The provider's own error answer says more than the status (SerpApi's `{error}` with a 400).
+      if (req.refusal !== undefined && typeof payload === "string") {
+        const refused = req.refusal(parseOrUndefined(payload), status);
+        if (refused !== undefined && refused !== "no_results") throw refused;
+      }
+      const keyRefused = status === 401 || status === 402 || status === 403;
+      throw new UpstreamError("provider_error", `${req.provider} answered HTTP ${status}.`, keyRefused ? "key_refused" : "refused", req.provider, {
         // A refusal, not a passing fault: the same request will be refused again.
         retryable: false,
         // provider_error is retryable by its code (spec 7), but a refusal (4xx) is not a passing fault.
-        hint:
-          status === 401 || status === 402 || status === 403
-            ? "The provider refused this deployment's credentials or account; nothing was charged. Changing the request will not help; the operator has to."
-            : "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
+        hint: keyRefused
+          ? "The provider refused this deployment's credentials or account; nothing was charged. Changing the request will not help; the operator has to."
+          : "The provider refused this request; nothing was charged. The same request is likely to be refused again: change it, or try later.",
       });
     }
-    if (typeof payload !== "string") return { status, headers: res.headers, body: new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) as T };
+    const ok = status >= 200 && status < 300;
+    if (typeof payload !== "string") {
+      // A PDF starts with its signature; anything else (an HTML error page with status 200) is not the document.
+      if (ok && req.response === "pdf" && payload.subarray(0, 1024).toString("latin1").indexOf("%PDF-") < 0) {
+        throw new ProviderDrift(req.provider, "", "is not a PDF document");
+      }
+      return { status, headers: res.headers, body: new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength) };
+    }
     const text = payload;
-    if (req.responseType === "text") return { status, headers: res.headers, body: text as T, text };
+    if (req.responseType === "text") {
+      if (ok && req.response === "xml" && looksLikeHtml(text)) throw new ProviderDrift(req.provider, "", "is an HTML page where XML was expected");
+      return { status, headers: res.headers, body: text, text };
+    }
+    let parsed: unknown;
     try {
-      return { status, headers: res.headers, body: JSON.parse(text) as T, text };
+      parsed = JSON.parse(text);
     } catch {
+      // A page where JSON was expected is a changed or moved API (a login wall, a retired endpoint), not a passing fault.
+      if (ok && looksLikeHtml(text, headerText(res.headers["content-type"]))) throw new ProviderDrift(req.provider, "", "is an HTML page where JSON was expected");
       throw new AttemptError("the response was not valid JSON", true);
     }
+    checkJsonAnswer(req, status, parsed);
+    return { status, headers: res.headers, body: parsed, text };
   }
 
   /** Read the body as text (or as bytes, for `responseType: "bytes"`), refusing more than the configured size. */

@@ -19,17 +19,20 @@ export interface ProviderDef {
   title: string;
   /** Hosts by name; `default` is used when a request names none. */
   hosts: { default: ProviderHost } & Record<string, ProviderHost>;
-  /** The secret's variable, when the provider takes one. */
+  /**
+   * The secret's variable, when the provider takes one. A source that calls the provider needs it
+   * (is skipped, or its capability unavailable, without it) unless `keyOptional` says the provider
+   * also answers without one.
+   */
   keyVar?: string;
+  /** The provider answers without its key too (at a lower rate): sources calling it do not need it. */
+  keyOptional?: true;
   /** Default key value when the provider publishes a public test key (TheMealDB's `1`). */
   defaultKey?: string;
   /** Where the client puts the key. */
   keyPlacement?: KeyPlacement;
-  /**
-   * Other variables the provider reads (optional contact strings etc.); with `query`, the client
-   * sends a set variable's value as that query parameter on every request to the provider.
-   */
-  extraVars?: { name: string; description: string; query?: string }[];
+  /** Other variables the provider reads (listed in docs/providers.md and .env.example like its key). */
+  extraVars?: { name: string; description: string }[];
   /**
    * Least time between the starts of two requests to the provider from this process, for providers
    * that publish a request rate (PROVIDERS.md). The client paces every attempt, retries included
@@ -56,8 +59,8 @@ export const PROVIDERS = {
     title: "OpenAlex",
     hosts: { default: { baseUrlVar: "OPENALEX_BASE_URL", defaultBaseUrl: "https://api.openalex.org" } },
     keyVar: "OPENALEX_API_KEY",
+    keyOptional: true,
     keyPlacement: { in: "query", name: "api_key" },
-    extraVars: [{ name: "OPENALEX_MAILTO", description: "contact e-mail sent as `mailto` (polite pool)", query: "mailto" }],
   },
   deezer: {
     id: "deezer",
@@ -191,6 +194,7 @@ export const PROVIDERS = {
     hosts: { default: { baseUrlVar: "GITHUB_BASE_URL", defaultBaseUrl: "https://api.github.com" } },
     // Optional: without it, repositories and issues search keep working at the unauthenticated rate.
     keyVar: "GITHUB_TOKEN",
+    keyOptional: true,
     keyPlacement: { in: "header", name: "authorization", prefix: "Bearer " },
     headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" },
   },
@@ -306,4 +310,10 @@ export type ProviderId = keyof typeof PROVIDERS;
 
 export function providerDef(id: string): ProviderDef | undefined {
   return (PROVIDERS as Record<string, ProviderDef>)[id];
+}
+
+/** The variable a source calling `provider` needs set (its key, unless the provider also answers without one). */
+export function requiredKeyOf(provider: ProviderId): string | undefined {
+  const def: ProviderDef = PROVIDERS[provider];
+  return def.keyVar !== undefined && def.keyOptional !== true ? def.keyVar : undefined;
 }

@@ -1,7 +1,12 @@
 /**
  * The contract between adapters (pure mappers) and the one upstream HTTP client.
- * Adapters build an UpstreamRequest without any secret; the client adds base URL and key.
+ * Adapters build an UpstreamRequest without any secret; the client adds base URL and key, sends it,
+ * and checks the answer against the request's declared `response` (response-check.ts) before any
+ * mapper reads it.
  */
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { ApiError } from "../errors.ts";
+import type { DocumentKind } from "./response-check.ts";
 
 /** How a provider's key is attached to a request; the client does it, adapters never see keys. */
 export type KeyPlacement =
@@ -23,7 +28,8 @@ export interface ClientCredentials {
   apiHost: string;
 }
 
-export interface UpstreamRequest {
+/** What every request holds, whatever its answer. */
+export interface RequestBase {
   /**
    * Provider id from the provider table (src/upstream/providers.ts); with `baseUrl`, just a name
    * for breakers and logs (e.g. `sharpen:family_b/model`).
@@ -47,11 +53,6 @@ export interface UpstreamRequest {
   form?: Record<string, string>;
   /** Retry on transient failure inside the deadline. Defaults to true for GET, false for POST. */
   idempotent?: boolean;
-  /**
-   * How to read the body. Default `json`. `bytes`: the body as received (a `Uint8Array`, no `text`),
-   * for binary documents such as PDFs (legal.read's United States Reports).
-   */
-  responseType?: "json" | "text" | "bytes";
   /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
   acceptStatus?: number[];
   /**
@@ -66,7 +67,52 @@ export interface UpstreamRequest {
    * and host), so one failing host of a provider does not pause the others.
    */
   breakerKey?: string;
+  /**
+   * The provider's own non-answers, recognised before the shape check: the error to answer instead
+   * (SerpApi's `{error}`, Deezer's HTTP 200 `{error: {…}}`); `"no_results"` for a body that says the
+   * provider found nothing (SerpApi's "hasn't returned any results", billed like an answer): it is
+   * passed to the mapper unchecked, and the mapper reads it as an empty page; undefined for an
+   * ordinary answer. Runs on every parsed JSON answer, whatever its status. Provider families
+   * share one (capabilities/shared/), never a copy per capability.
+   */
+  refusal?: (body: unknown, status: number) => ApiError | "no_results" | undefined;
 }
+
+/**
+ * A request whose answer is JSON, checked against `response`: a minimal TypeBox schema of exactly the
+ * fields its mapper reads. The answer's body has that schema's static type. Only 2xx answers are
+ * checked; the body of an accepted non-2xx status (`acceptStatus`) is not, so read only its status.
+ */
+export interface JsonRequest<S extends TSchema = TSchema> extends RequestBase {
+  responseType?: "json";
+  response: S;
+}
+
+/** A request whose answer is read as text: an HTML page, XML (parsed, then checked with `checkShape`), or plain text. */
+export interface TextRequest extends RequestBase {
+  responseType: "text";
+  response: Exclude<DocumentKind, "pdf">;
+}
+
+/**
+ * A request whose answer is read as received (a `Uint8Array`, no `text`): binary documents (legal.read's
+ * PDFs), or documents whose exact bytes matter (hashed, decoded by their declared charset).
+ */
+export interface BytesRequest extends RequestBase {
+  responseType: "bytes";
+  response: DocumentKind;
+}
+
+/**
+ * MIGRATION (issue 39): a request that declares no response yet; removed once every adapter declares
+ * one, so the compiler then refuses an unchecked request.
+ */
+export interface UndeclaredRequest extends RequestBase {
+  responseType?: "json" | "text" | "bytes";
+  response?: undefined;
+}
+
+export type UpstreamRequest = JsonRequest | TextRequest | BytesRequest | UndeclaredRequest;
 
 export interface UpstreamResponse<T = unknown> {
   status: number;
@@ -83,12 +129,19 @@ export interface UpstreamResponse<T = unknown> {
 export interface UpstreamClient {
   /**
    * Send a request. Rejects with ApiError `provider_timeout` when `signal` aborts (the capability's
-   * deadline) and `provider_error` on network errors, 5xx, 429 past the deadline, unparseable bodies.
+   * deadline) and `provider_error` on network errors, 5xx, 429 past the deadline, unparseable bodies,
+   * challenge pages and answers that do not fit the declared response (UpstreamError, faults.ts).
    * With `clientGone`, no attempt (first, retry, or a paced turn) starts once it returns true: the
    * call rejects with ClientGone instead (errors.ts). An attempt already sent is let finish.
    */
+  send<S extends TSchema>(request: JsonRequest<S>, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<Static<S>>>;
+  send(request: TextRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<string>>;
+  send(request: BytesRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<Uint8Array>>;
+  /** MIGRATION (issue 39): removed with UndeclaredRequest. */
   send<T = unknown>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<T>>;
   /** Whether the provider's key (if it needs one) is configured. */
   hasKey(provider: string): boolean;
+  /** Log this client's warnings (drift, challenges, failures) there; the app attaches its logger once built. */
+  attachLogger?(logger: { warn(obj: object, msg: string): void }): void;
   close(): Promise<void>;
 }

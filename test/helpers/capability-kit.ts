@@ -16,6 +16,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import type { Violation } from "../../src/errors.ts";
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "../../src/upstream/types.ts";
 import { PROVIDERS, type ProviderDef } from "../../src/upstream/providers.ts";
+import { checkJsonAnswer } from "../../src/upstream/response-check.ts";
 import { validate } from "../../src/validation.ts";
 import { type Harness, type HarnessOptions, type HttpResult, startHarness } from "./harness.ts";
 
@@ -59,12 +60,15 @@ export function fakeContext(
   const requests: UpstreamRequest[] = [];
   const queue = Array.isArray(answer) ? [...answer] : null;
   const upstream: UpstreamClient = {
-    async send<T>(request: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    send: (async (request: UpstreamRequest): Promise<UpstreamResponse> => {
       requests.push(request);
       const value = queue !== null ? queue.shift() : typeof answer === "function" ? await (answer as (r: UpstreamRequest) => unknown)(request) : answer;
       if (value instanceof Error) throw value;
-      return (isResponse(value) ? value : response(200, value)) as UpstreamResponse<T>;
-    },
+      const res = isResponse(value) ? value : response(200, value);
+      // The same check the upstream client makes: the provider's error answer, then the declared schema.
+      if (request.responseType !== "text" && request.responseType !== "bytes") checkJsonAnswer(request, res.status, res.body);
+      return res;
+    }) as UpstreamClient["send"],
     hasKey: () => true,
     close: async () => {},
   };

@@ -1,14 +1,16 @@
 /**
- * academic.search: scholarly works from the OpenAlex works index (free, keyless), with year,
- * open-access and sort options, page paging, and fetched-then-cached `details` per work.
+ * academic.search: scholarly works from the OpenAlex works index (free; with OPENALEX_API_KEY, or
+ * keyless within OpenAlex's small daily allowance), with year, open-access and sort options, page
+ * paging, and fetched-then-cached `details` per work.
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { flag, num, oneOfOr, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { range } from "../framework/rules.ts";
-import { bareOpenAlexId, cursorPage, type OpenAlexList, type OpenAlexWork, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
+import { bareOpenAlexId, cursorPage, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
 
 const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1000, maximum: 2100, description }));
 
@@ -52,18 +54,19 @@ export const academicSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
-  cost: free("Free: OpenAlex is a free public index; searches and details cost 0 credits."),
+  cost: free(
+    "Free: OpenAlex is a free public index; searches and details cost 0 credits. OpenAlex meters its own API: " +
+      "without OPENALEX_API_KEY a deployment gets about 100 searches a day in all, with a free key about 1,000.",
+  ),
   rules: [range("from_year", "to_year")],
   sources: [
-    {
+    httpSource({
       id: "openalex",
       title: "OpenAlex",
-      async search(ctx, query, cursor) {
-        const page = cursorPage(cursor);
-        const response = await ctx.upstream.send<OpenAlexList>(toRequest(query, page), ctx.signal);
-        return toPage(response.body, page, query.num);
-      },
-    },
+      provider: "openalex",
+      request: (query: AcademicSearchQuery, cursor) => toRequest(query, cursorPage(cursor)),
+      toPage: (body, query, cursor) => toPage(body, cursorPage(cursor), query.num),
+    }),
   ],
   update: { example: { title: "The same works, most cited first", params: { sort: "cited" } } },
   actions: {
@@ -79,7 +82,7 @@ export const academicSearch = defineCapability({
             "This record has no stored works-index id, so details cannot be fetched.",
           );
         }
-        const response = await ctx.upstream.send<OpenAlexWork>(toDetailRequest(openalexId), ctx.signal);
+        const response = await ctx.upstream.send(toDetailRequest(openalexId), ctx.signal);
         return toDetail(response.body, openalexId);
       },
     },

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { ApiError } from "../../errors.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import {
   type AcademicQuery,
   bareDoi,
@@ -13,6 +13,8 @@ import {
   cursorPage,
   type OpenAlexList,
   type OpenAlexWork,
+  openAlexList,
+  openAlexWork,
   rebuildAbstract,
   SNIPPET_MAX_CHARS,
   toDetail,
@@ -163,9 +165,12 @@ test("toRecord: without a DOI the url is the landing page", () => {
   assert.equal(record?.summary.venue, "arXiv");
 });
 
-test("toRecord: a work without a works-index id is dropped", () => {
-  assert.equal(toRecord({ id: null, display_name: "x" }), null);
+test("toRecord: a work whose id is not a works-index id is dropped; a work without one does not fit the schema", () => {
   assert.equal(toRecord({ id: "https://openalex.org/A123", display_name: "an author" }), null);
+  assert.throws(
+    () => checkShape("openalex", openAlexList, { meta: { count: 1 }, results: [{ id: null, display_name: "x" }] }),
+    (err: unknown) => err instanceof ProviderDrift && err.pointer === "/results/0/id" && err.code === "provider_error",
+  );
 });
 
 test("toRecord: summary authors are capped, details keep them all", () => {
@@ -192,7 +197,7 @@ test("toPage: next page while the page is full and the total goes beyond it", ()
   assert.deepEqual(toPage(listOf(10, 21), 2, 10).next, { page: 3 });
   assert.equal(toPage(listOf(10, 20), 2, 10).next, null, "exactly exhausted");
   assert.equal(toPage(listOf(7, 100), 1, 10).next, null, "short page");
-  assert.equal(toPage({ results: listOf(10, 0).results }, 1, 10).next, null, "no meta.count");
+  assert.equal(toPage({ meta: { count: null }, results: listOf(10, 0).results }, 1, 10).next, null, "no meta.count");
 });
 
 test("toPage: no next page beyond basic paging's 10,000-result limit", () => {
@@ -210,10 +215,17 @@ test("toPage: empty results are an empty page, not an error", () => {
   assert.equal(page.next, null);
 });
 
-test("toPage: a body without results is a provider error", () => {
+test("the recordings fit the declared schemas; a list without results is drift at /results, naming OpenAlex", () => {
+  assert.equal(checkShape("openalex", openAlexList, list), list);
+  assert.equal(checkShape("openalex", openAlexWork, work), work);
   assert.throws(
-    () => toPage({ error: "Invalid query parameters error." } as unknown as OpenAlexList, 1, 10),
-    (err: unknown) => err instanceof ApiError && err.code === "provider_error",
+    () => checkShape("openalex", openAlexList, { error: "Invalid query parameters error." }),
+    (err: unknown) => err instanceof ProviderDrift && err.pointer === "/meta" && /^OpenAlex answered in a shape/.test(err.message),
+  );
+  const renamed = { meta: list.meta, works: list.results };
+  assert.throws(
+    () => checkShape("openalex", openAlexList, renamed),
+    (err: unknown) => err instanceof ProviderDrift && err.pointer === "/results" && /\/results is missing/.test(err.message) && err.retryable === false,
   );
 });
 
@@ -241,10 +253,10 @@ test("toDetail: abstract, citation counts, open-access PDF, landing page and lin
   assert.equal(new Set(links.map((l) => l.url)).size, links.length);
 });
 
-test("toDetail: a body that is not a work is a provider error", () => {
+test("details: a body that is not a work is drift at /id, before the mapper reads it", () => {
   assert.throws(
-    () => toDetail({ error: "not found" } as unknown as OpenAlexWork, "W1"),
-    (err: unknown) => err instanceof ApiError && err.code === "provider_error",
+    () => checkShape("openalex", openAlexWork, { error: "not found" }),
+    (err: unknown) => err instanceof ProviderDrift && err.pointer === "/id",
   );
 });
 

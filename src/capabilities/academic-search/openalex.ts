@@ -2,46 +2,55 @@
  * OpenAlex mappers for academic.search: query → `GET /works` request, works list → records, and
  * one work (`GET /works/{id}`) → the `details` object. Pure functions, no I/O.
  */
-import { ApiError } from "../../errors.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { nullable, nullish } from "../../upstream/response-check.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { AcademicSearchQuery } from "./capability.ts";
 
 /** The validated academic.search body (defaults applied): its schema's static type. */
 export type AcademicQuery = AcademicSearchQuery;
 export type AcademicSort = AcademicQuery["sort"];
 
-/** The parts of an OpenAlex work the mappers read; every field may be missing or null. */
-export interface OpenAlexWork {
-  id?: string | null;
-  doi?: string | null;
-  title?: string | null;
-  display_name?: string | null;
-  publication_year?: number | null;
-  publication_date?: string | null;
-  type?: string | null;
-  language?: string | null;
-  cited_by_count?: number | null;
-  referenced_works_count?: number | null;
-  counts_by_year?: { year?: number; cited_by_count?: number }[] | null;
-  open_access?: { is_oa?: boolean | null; oa_status?: string | null; oa_url?: string | null } | null;
-  primary_location?: OpenAlexLocation | null;
-  best_oa_location?: OpenAlexLocation | null;
-  authorships?: { author?: { display_name?: string | null } | null }[] | null;
-  abstract_inverted_index?: Record<string, number[]> | null;
-}
+const location = Type.Object({
+  landing_page_url: nullish(Type.String()),
+  pdf_url: nullish(Type.String()),
+  license: nullish(Type.String()),
+  source: nullish(Type.Object({ display_name: nullish(Type.String()) })),
+});
 
-interface OpenAlexLocation {
-  landing_page_url?: string | null;
-  pdf_url?: string | null;
-  license?: string | null;
-  source?: { display_name?: string | null } | null;
-}
+/**
+ * The parts of an OpenAlex work the mappers read. OpenAlex sends every selected field of a work,
+ * null when it has no value; only the id is never null (a work without one cannot be acted on),
+ * and the title's key is always there. The rest may be null or, outside `select`, absent.
+ */
+export const openAlexWork = Type.Object({
+  id: Type.String(),
+  display_name: nullable(Type.String()),
+  title: nullish(Type.String()),
+  doi: nullish(Type.String()),
+  publication_year: nullish(Type.Number()),
+  publication_date: nullish(Type.String()),
+  type: nullish(Type.String()),
+  language: nullish(Type.String()),
+  cited_by_count: nullish(Type.Number()),
+  referenced_works_count: nullish(Type.Number()),
+  counts_by_year: nullish(Type.Array(Type.Object({ year: Type.Optional(Type.Number()), cited_by_count: Type.Optional(Type.Number()) }))),
+  open_access: nullish(Type.Object({ is_oa: nullish(Type.Boolean()), oa_status: nullish(Type.String()), oa_url: nullish(Type.String()) })),
+  primary_location: nullish(location),
+  best_oa_location: nullish(location),
+  authorships: nullish(Type.Array(Type.Object({ author: nullish(Type.Object({ display_name: nullish(Type.String()) })) }))),
+  abstract_inverted_index: nullish(Type.Record(Type.String(), Type.Array(Type.Number()))),
+});
+export type OpenAlexWork = Static<typeof openAlexWork>;
 
-export interface OpenAlexList {
-  meta?: { count?: number | null; page?: number | null; per_page?: number | null } | null;
-  results?: OpenAlexWork[] | null;
-}
+/** A works list: the results, and how many works match (for `has_more`). */
+export const openAlexList = Type.Object({
+  meta: Type.Object({ count: nullish(Type.Number()) }),
+  results: Type.Array(openAlexWork),
+});
+export type OpenAlexList = Static<typeof openAlexList>;
 
 /** Basic paging reaches at most this many results (page × per_page); deeper needs cursor paging. */
 export const OPENALEX_PAGING_LIMIT = 10_000;
@@ -91,7 +100,7 @@ export function toFilter(query: AcademicQuery): string | undefined {
   return parts.length > 0 ? parts.join(",") : undefined;
 }
 
-export function toRequest(query: AcademicQuery, page: number): UpstreamRequest {
+export function toRequest(query: AcademicQuery, page: number): JsonRequest<typeof openAlexList> {
   return {
     provider: "openalex",
     method: "GET",
@@ -104,12 +113,13 @@ export function toRequest(query: AcademicQuery, page: number): UpstreamRequest {
       page,
       select: LIST_SELECT,
     },
+    response: openAlexList,
   };
 }
 
 /** `GET /works/{id}` for a bare works-index id. */
-export function toDetailRequest(openalexId: string): UpstreamRequest {
-  return { provider: "openalex", method: "GET", path: `/works/${openalexId}` };
+export function toDetailRequest(openalexId: string): JsonRequest<typeof openAlexWork> {
+  return { provider: "openalex", method: "GET", path: `/works/${openalexId}`, response: openAlexWork };
 }
 
 /**
@@ -117,9 +127,6 @@ export function toDetailRequest(openalexId: string): UpstreamRequest {
  * matches than the pages read so far, and the next page stays inside basic paging's 10,000 limit.
  */
 export function toPage(body: OpenAlexList, page: number, perPage: number): SourcePage {
-  if (body === null || typeof body !== "object" || !Array.isArray(body.results)) {
-    throw new ApiError("provider_error", "OpenAlex reported: the works list has no results array.");
-  }
   // A page never holds more than asked for, whatever the source sends.
   const records = body.results.slice(0, perPage).flatMap((work) => {
     const record = toRecord(work);
@@ -157,9 +164,6 @@ export function toRecord(work: OpenAlexWork): RecordDraft | null {
 
 /** One work → the `details` answer: abstract, citation counts, open-access PDF, landing page, links. */
 export function toDetail(work: OpenAlexWork, openalexId: string): { detail: JsonObject; links: Link[] } {
-  if (work === null || typeof work !== "object" || bareOpenAlexId(work.id) === null) {
-    throw new ApiError("provider_error", `OpenAlex reported: no work came back for ${openalexId}.`);
-  }
   const detail: JsonObject = { openalex_id: openalexId, title: workTitle(work) };
   const abstract = rebuildAbstract(work.abstract_inverted_index);
   if (abstract !== "") detail.abstract = truncateAtWord(abstract, ABSTRACT_MAX_CHARS);
@@ -281,3 +285,10 @@ function isInt(value: unknown): value is number {
 function pad4(year: number): string {
   return String(year).padStart(4, "0");
 }
+
+/** The live check's probe: one work by its id, free at OpenAlex (singletons cost nothing). */
+export const openAlexProbe: ProviderProbe = {
+  provider: "openalex",
+  what: "one work by id (free)",
+  request: toDetailRequest("W2741809807"),
+};

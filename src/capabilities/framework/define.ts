@@ -185,7 +185,9 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
     if (own !== undefined) return own;
     // Keys that depend on settings count only where the configuration is known.
     const missing = v.sources.map((s) =>
-      typeof s.requiredKeys === "function" && config === undefined ? undefined : firstMissing(keysOf(s, config === undefined ? (undefined as Settings) : settingsOf(config)), set),
+      typeof s.requiredKeys === "function" && config === undefined
+        ? firstMissing(keysOf({ ...s, requiredKeys: [] }, undefined as Settings), set)
+        : firstMissing(keysOf(s, config === undefined ? (undefined as Settings) : settingsOf(config)), set),
     );
     return missing.every((m) => m !== undefined) ? missing[0] : undefined;
   };

@@ -8,6 +8,7 @@
  * stays on it: offsets and tokens of one source mean nothing to another.
  */
 import { ApiError } from "../../errors.ts";
+import { type ProviderId, requiredKeyOf } from "../../upstream/providers.ts";
 import type { CapabilityContext, JsonObject, JsonValue, SourcePage } from "../types.ts";
 
 export interface Source<Q, Settings = unknown> {
@@ -16,9 +17,14 @@ export interface Source<Q, Settings = unknown> {
   /** The provider's name as people know it, for notes. */
   title: string;
   /**
-   * Variables this source needs; a source whose variable is unset is skipped (and said so). A function
-   * of the capability's settings when they decide it (web.read's Jina engine needs JINA_API_KEY only
-   * when WEB_READ_ENGINE=jina).
+   * The providers (src/upstream/providers.ts) this source calls. Their keys are the variables it needs
+   * (the provider table says which; `keyOptional` ones are not needed): a source whose variable is
+   * unset is skipped (and said so), and the live check (`quarry providers check`) knows what it calls.
+   */
+  providers?: readonly ProviderId[];
+  /**
+   * Variables this source needs beyond its providers' keys. A function of the capability's settings
+   * when they decide it (web.read's Jina engine needs JINA_API_KEY only when WEB_READ_ENGINE=jina).
    */
   requiredKeys?: readonly string[] | ((settings: Settings) => readonly string[]);
   /** One slice: `cursor` is null for the first one, else a `next` this source returned. */
@@ -31,9 +37,11 @@ export interface Source<Q, Settings = unknown> {
   fallbackNotes?(query: Q): string[];
 }
 
-/** A source's required variables under the capability's settings. */
-export function keysOf<Q, S>(source: Source<Q, S>, settings: S): readonly string[] | undefined {
-  return typeof source.requiredKeys === "function" ? source.requiredKeys(settings) : source.requiredKeys;
+/** A source's required variables under the capability's settings: its providers' keys, then its own. */
+export function keysOf<Q, S>(source: Source<Q, S>, settings: S): readonly string[] {
+  const own = typeof source.requiredKeys === "function" ? source.requiredKeys(settings) : (source.requiredKeys ?? []);
+  const fromProviders = (source.providers ?? []).flatMap((p) => requiredKeyOf(p) ?? []);
+  return fromProviders.length === 0 ? own : [...new Set([...fromProviders, ...own])];
 }
 
 /** The first of `keys` not in `set`. */

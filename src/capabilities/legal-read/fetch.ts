@@ -4,7 +4,8 @@
  * HTML `<meta>`; src/reader/decode.ts). All I/O goes through `ctx.upstream` and a provider of the
  * table; no caller-chosen URL is ever fetched.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { DocumentKind } from "../../upstream/response-check.ts";
+import type { RequestBase } from "../../upstream/types.ts";
 import { decodePage } from "../../reader/decode.ts";
 import type { CapabilityContext } from "../types.ts";
 
@@ -19,10 +20,11 @@ function header(value: string | string[] | undefined): string {
   return (Array.isArray(value) ? value[0] : value) ?? "";
 }
 
-export async function fetchDocument(ctx: CapabilityContext<unknown>, request: UpstreamRequest): Promise<Fetched> {
-  const res = await ctx.upstream.send<Uint8Array>({ ...request, responseType: "bytes" }, ctx.signal);
+/** Fetch `request`'s document (an HTML page unless `kind` says otherwise) as the bytes the source sent. */
+export async function fetchDocument(ctx: CapabilityContext<unknown>, request: RequestBase, kind: DocumentKind = "html"): Promise<Fetched> {
+  const res = await ctx.upstream.send({ ...request, responseType: "bytes", response: kind }, ctx.signal);
   const contentType = header(res.headers["content-type"]);
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1];
-  const bytes = res.body instanceof Uint8Array ? res.body : new TextEncoder().encode(typeof res.body === "string" ? res.body : JSON.stringify(res.body));
+  const bytes = res.body;
   return { status: res.status, bytes, text: decodePage(bytes, charset, /html|xml/i.test(contentType) || contentType === ""), contentType };
 }

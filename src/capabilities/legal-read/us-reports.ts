@@ -119,7 +119,7 @@ export async function readUsReports(ctx: CapabilityContext<unknown>, itemId: str
       hint: "The item has nothing Quarry can read; nothing was charged. Open the item's page.",
     });
   }
-  const pdf = await ctx.upstream.send<Uint8Array>({ ...pdfReq, responseType: "bytes" }, ctx.signal);
+  const pdf = await ctx.upstream.send({ ...pdfReq, responseType: "bytes", response: "pdf" }, ctx.signal);
   const links = [{ label: "Library of Congress", url: sourceUrl }, { label: "PDF", url: item.pdfUrl! }];
   return { ...base, sha256: sha256Hex(pdf.body), extractionMethod: "pdf_text", sections: await splitPdf(pdf.body, itemId, ctx.signal), links };
 }
