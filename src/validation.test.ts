@@ -88,3 +88,13 @@ test("a union of types reports the branch of the value's own type; a value of no
   assert.deepEqual(validate(nullable, { origin: { lat: 1 } }).map((v) => `${v.path} ${v.message}`), ["/origin/lon is required"]);
   assert.deepEqual(validate(nullable, { origin: null }), []);
 });
+
+test("a number literal too large for a double (1e999 parses to Infinity) is refused at its pointer, nested too", () => {
+  const schema = Type.Object({ max_price: Type.Optional(Type.Number({ minimum: 0 })), list: Type.Optional(Type.Array(Type.Number())) }, { additionalProperties: false });
+  const body = JSON.parse('{"max_price": 1e999, "list": [1, -1e999]}') as Record<string, unknown>;
+  assert.deepEqual(validate(schema, body), [
+    { path: "/max_price", message: "must be a finite number (this literal is too large for a double)" },
+    { path: "/list/1", message: "must be a finite number (this literal is too large for a double)" },
+  ]);
+  assert.deepEqual(validate(schema, { max_price: 1e308 }), []);
+});

@@ -116,7 +116,7 @@ function describe(err: ErrorObject): Violation {
 export function validate(schema: TSchema, data: unknown, at = ""): Violation[] {
   const fn = compile(schema);
   const out: Violation[] = [];
-  illFormedStrings(data, at, out);
+  illFormedValues(data, at, out);
   if (fn(data)) return out;
   const seen = new Set<string>();
   const errors = fn.errors ?? [];
@@ -200,11 +200,13 @@ function unionBranchErrors(
 export const MAX_BODY_DEPTH = 32;
 
 /**
- * Strings with a NUL character or an unpaired surrogate are refused: no provider can search for
- * them and PostgreSQL cannot store them. Returns a violation per such string, with its pointer,
- * and one for a value nested deeper than MAX_BODY_DEPTH (not walked further).
+ * Values no field can take, whatever its schema: strings with a NUL character or an unpaired
+ * surrogate (no provider can search for them and PostgreSQL cannot store them), and numbers that are
+ * not finite (a literal too large for a double, such as `1e999`, parses to Infinity, which the
+ * schemas' bounds would let through: found by the fuzzer as `max_price`). Returns a violation per
+ * such value, with its pointer, and one for a value nested deeper than MAX_BODY_DEPTH (not walked further).
  */
-function illFormedStrings(value: unknown, at: string, out: Violation[], tokens: (string | number)[] = []): void {
+function illFormedValues(value: unknown, at: string, out: Violation[], tokens: (string | number)[] = []): void {
   if (tokens.length > MAX_BODY_DEPTH && typeof value === "object" && value !== null) {
     out.push({ path: at + pointer(...tokens), message: `is nested too deeply (at most ${MAX_BODY_DEPTH} levels)` });
     return;
@@ -213,17 +215,19 @@ function illFormedStrings(value: unknown, at: string, out: Violation[], tokens: 
     if (value.includes("\u0000") || !value.isWellFormed()) {
       out.push({ path: at + pointer(...tokens), message: "must not contain NUL characters or unpaired surrogates" });
     }
+  } else if (typeof value === "number") {
+    if (!Number.isFinite(value)) out.push({ path: at + pointer(...tokens), message: "must be a finite number (this literal is too large for a double)" });
   } else if (Array.isArray(value)) {
     // The pointer is built only for a string refused: every execute walks its whole body here.
     for (let i = 0; i < value.length; i++) {
       tokens.push(i);
-      illFormedStrings(value[i], at, out, tokens);
+      illFormedValues(value[i], at, out, tokens);
       tokens.pop();
     }
   } else if (isObject(value)) {
     for (const k of Object.keys(value)) {
       tokens.push(k);
-      illFormedStrings(value[k], at, out, tokens);
+      illFormedValues(value[k], at, out, tokens);
       tokens.pop();
     }
   }
