@@ -14,13 +14,13 @@
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { EURLEX_SPLIT } from "../src/capabilities/legal-read/eurlex.ts";
+import { EU_ACT_SPLIT } from "../src/capabilities/legal-read/eu-official.ts";
 import { htmlSections } from "../src/capabilities/legal-read/html-sections.ts";
 import { closeSplitPool, splitHtml } from "../src/capabilities/legal-read/split-pool.ts";
 import { percentile } from "./stats.ts";
 
 const FIXTURE = new URL("../fixtures/providers/eurlex/txt_html_consolidated_02002L0058_20091219.html", import.meta.url);
-const OPTIONS = EURLEX_SPLIT;
+const OPTIONS = EU_ACT_SPLIT;
 const LOAD_MS = 5000;
 
 /** The recorded document with its body repeated `times` times (synthetic, for timing only). */

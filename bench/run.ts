@@ -29,6 +29,7 @@ import { runSoak } from "./soak.ts";
 import { percentile } from "./stats.ts";
 import { runThroughput } from "./throughput.ts";
 import { runXbrlBench } from "./xbrl.ts";
+import { answerCacheMemoryNote } from "./cache-memory.ts";
 
 /** Two scenarios' per-slice figures, paired in the order the slices ran. */
 function slicePairs(a: number[] | undefined, b: number[] | undefined): [number, number][] {
@@ -100,6 +101,16 @@ async function throughputMode(options: BenchOptions): Promise<void> {
         `equal load p99 (not a target): bare ${fmt.ms(bareAtRate.p99)} ms, execute ${fmt.ms(executeAtRate.p99)} ms`,
       );
     }
+    const cached = byName.get("execute-cached");
+    if (bare && cached) {
+      // Not a target: what an answer from Quarry's answer cache costs the gateway, against the bare route.
+      const ratios = slicePairs(bare.sliceRps, cached.sliceRps).map(([b, c]) => c / b);
+      notes.push(
+        `execute-cached / bare throughput (not a target): ${fmt.ratio(cached.rps / bare.rps)}` +
+          (ratios.length > 1 ? `; slice by slice ${ratios.map(fmt.ratio).join(", ")}` : ""),
+      );
+    }
+    notes.push(answerCacheMemoryNote());
     if (execute) {
       const ratio = mcp ? mcp.rps / execute.rps : Number.NaN;
       targets.push({

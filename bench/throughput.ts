@@ -1,8 +1,9 @@
 /**
  * The throughput scenarios of issues 2 and 3, in one run against one server process: `bare`
- * (the baseline route), `execute` (recipes.search over REST), `more-local` (follow-up `more` on
- * local paging, rotating over a pool of sessions) and `mcp-execute` (the same execute as an MCP
- * tools/call) when the MCP endpoint exists.
+ * (the baseline route), `execute` (recipes.search over REST, asking afresh each time: `Cache-Control:
+ * no-cache`), `execute-cached` (the same execute answered from Quarry's answer cache), `more-local`
+ * (follow-up `more` on local paging, rotating over a pool of sessions) and `mcp-execute` (the same
+ * execute as an MCP tools/call, afresh: `_meta` quarry/fresh) when the MCP endpoint exists.
  */
 import type autocannon from "autocannon";
 import { bearer, expectOk, pick, postJson } from "./http.ts";
@@ -25,11 +26,14 @@ const EQUAL_LOAD_ROUNDS = 4;
 /** The saturated bare/execute pair, likewise (load.ts, runLoads): its ratio is the target figure. */
 const PAIR_ROUNDS = 5;
 
+/** Every execute reaches the provider (the replay), as before the answer cache: REST's header, MCP's `_meta`. */
+const FRESH = { "cache-control": "no-cache" };
+
 export const MCP_BODY = {
   jsonrpc: "2.0",
   id: 1,
   method: "tools/call",
-  params: { name: "execute", arguments: { capability: "recipes.search", params: EXECUTE_BODY } },
+  params: { name: "execute", arguments: { capability: "recipes.search", params: EXECUTE_BODY }, _meta: { "quarry/fresh": true } },
 };
 
 export interface ThroughputRun {
@@ -92,6 +96,14 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
     name: "execute",
     url: server.gatewayUrl,
     requests: [post(EXECUTE_PATH, EXECUTE_BODY)],
+    headers: { ...auth, ...FRESH },
+    ...common,
+  };
+  // The same execute answered from Quarry's answer cache (recipes.search keeps answers a day).
+  const cachedSpec: LoadSpec = {
+    name: "execute-cached",
+    url: server.gatewayUrl,
+    requests: [post(EXECUTE_PATH, EXECUTE_BODY)],
     headers: auth,
     ...common,
   };
@@ -100,7 +112,7 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
   const mcp = wanted("mcp-execute") ? await mcpExecuteSpec(server, common) : null;
   let mcpDone = false;
   if (wanted("bare") && wanted("execute")) {
-    const specs = [bareSpec, executeSpec, ...(mcp?.spec ? [mcp.spec] : [])];
+    const specs = [bareSpec, executeSpec, ...(wanted("execute-cached") ? [cachedSpec] : []), ...(mcp?.spec ? [mcp.spec] : [])];
     const names = specs.map((spec) => spec.name);
     console.log(`  ${names.join(", ")}, saturated, in ${PAIR_ROUNDS} alternating slices ...`);
     results.push(...(await runLoads(specs, PAIR_ROUNDS)));
@@ -135,7 +147,7 @@ export async function runThroughput(options: BenchOptions, server: ServerProcess
             url: server.gatewayUrl,
             path: EXECUTE_PATH,
             body,
-            headers: auth,
+            headers: { ...auth, ...FRESH },
             rate,
             ...common,
           },

@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import type { AccountService } from "../src/accounts/accounts.ts";
 import { DEFAULT_PLANS, type Plan } from "../src/config.ts";
 import { registry } from "../src/capabilities/registry.ts";
+import { fitResult } from "../src/mcp/fit.ts";
 import type { JsonObject } from "../src/capabilities/types.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
@@ -374,6 +375,8 @@ class Checker {
   failed = 0;
   /** Answers served from a recording of another variant of the request (their notes say so). */
   unheld = 0;
+  /** The largest answer (characters of JSON): what the same call answers as an MCP tool result before it is fitted. */
+  largest = { chars: 0, label: "", body: {} as Json };
 
   /** Run one call, print its line; returns the answer when it succeeded. */
   async run(
@@ -391,6 +394,8 @@ class Checker {
       console.log(`FAIL  ${label}  ${(error as Error).message}`);
       return null;
     }
+    const chars = JSON.stringify(res.body).length;
+    if (res.status === 200 && chars > this.largest.chars) this.largest = { chars, label, body: res.body };
     const verdict = res.status === 200 || judged?.(res) ? describe(res) : { ok: false, note: errorText(res) };
     if (verdict.ok) this.passed += 1;
     else this.failed += 1;
@@ -599,6 +604,12 @@ async function runCheck(demo: Demo): Promise<boolean> {
   );
 
   console.log("");
+  // MCP answers the same JSON, fitted to MCP_MAX_RESULT_CHARS (src/mcp/fit.ts): its size there too.
+  const fitted = JSON.stringify(fitResult(checker.largest.body, demo.quarry.config.mcp.maxResultChars)).length;
+  console.log(
+    `Largest answer: ${checker.largest.chars.toLocaleString("en-US")} characters (${checker.largest.label}); as an MCP tool result, ` +
+      `with MCP_MAX_RESULT_CHARS ${demo.quarry.config.mcp.maxResultChars.toLocaleString("en-US")}: ${fitted.toLocaleString("en-US")} characters.`,
+  );
   const total = checker.passed + checker.failed;
   console.log(
     checker.failed === 0

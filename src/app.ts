@@ -143,5 +143,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     version: API_VERSION,
     probes: { database: () => deps.store.ping(), ...deps.readinessProbes },
   });
+  // Connections the app opened itself (OAuth client metadata documents) end with it.
+  app.addHook("onClose", async () => {
+    await services.oauth.close();
+    await services.answers.store.close();
+  });
   return app;
 }

@@ -32,6 +32,8 @@ export interface ProviderConfig {
   apiKey: string | undefined;
   /** The provider's OAuth client (ProviderDef.clientCredentials), when both of its variables are set. */
   client?: { id: string; secret: string };
+  /** The pacing interval the operator set (the provider's `intervalVar`), replacing the table's (providers.ts, pacingIntervalOf). */
+  minIntervalMs?: number;
 }
 
 export interface Config {
@@ -67,6 +69,14 @@ export interface Config {
     /** How long an open breaker refuses calls before letting one trial through. */
     breakerHalfOpenMs: number;
   };
+  /** Quarry's cache of provider answers (src/upstream/answer-cache.ts). */
+  answerCache: {
+    /** ANSWER_CACHE (on, the default, or off): identical provider requests within a capability's time to live answered from it, free. */
+    enabled: boolean;
+    /** Entries and megabytes it holds in each process (LRU). */
+    maxEntries: number;
+    maxBytes: number;
+  };
   mcp: {
     /** Origins allowed to call /mcp from a browser besides the server's own; a request without Origin is always allowed. */
     allowedOrigins: string[];
@@ -77,6 +87,8 @@ export interface Config {
     allowedHosts: string[];
     /** MCP protocol messages (no tools/call) allowed per key per minute, beside the key's call limit. */
     protocolPerMinute: number;
+    /** Longest MCP tool result (characters of its JSON); longer ones have their longest text fields cut (src/mcp/fit.ts). */
+    maxResultChars: number;
   };
   /**
    * The address people and MCP hosts reach this deployment at (`https://quarry.example.com`), from
@@ -152,6 +164,14 @@ function int(env: Record<string, string | undefined>, name: string, fallback: nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return n;
+}
+
+function onOff(env: Record<string, string | undefined>, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "on") return true;
+  if (raw === "off") return false;
+  throw new ConfigError(`${name} must be on or off, got "${raw}"`);
 }
 
 function list(value: string | undefined): string[] {
@@ -281,7 +301,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (secret) setVariables.add(def.clientCredentials.secretVar);
       if (id && secret) client = { id, secret };
     }
-    providers[def.id] = { hosts, apiKey, ...(client ? { client } : {}) };
+    const paced = def.intervalVar !== undefined && env[def.intervalVar] ? { minIntervalMs: int(env, def.intervalVar, 0) } : {};
+    providers[def.id] = { hosts, apiKey, ...(client ? { client } : {}), ...paced };
   }
   const plans = loadPlans(env);
   const defaultPlanId = env.QUARRY_DEFAULT_PLAN ?? plans[0]!.id;
@@ -314,10 +335,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       breakerThreshold: int(env, "UPSTREAM_BREAKER_THRESHOLD", 5, 1),
       breakerHalfOpenMs: int(env, "UPSTREAM_BREAKER_HALF_OPEN_MS", 30_000, 1),
     },
+    answerCache: {
+      enabled: onOff(env, "ANSWER_CACHE", true),
+      maxEntries: int(env, "ANSWER_CACHE_MAX_ENTRIES", 10_000, 1),
+      maxBytes: int(env, "ANSWER_CACHE_MAX_MB", 64, 1) * 1024 * 1024,
+    },
     mcp: {
       allowedOrigins: list(env.MCP_ALLOWED_ORIGINS),
       allowedHosts: list(env.MCP_ALLOWED_HOSTS).map((h) => h.toLowerCase()),
       protocolPerMinute: int(env, "MCP_PROTOCOL_RATE_PER_MINUTE", 600, 1),
+      maxResultChars: int(env, "MCP_MAX_RESULT_CHARS", 80_000, 10_000),
     },
     publicUrl: publicUrl(env.PUBLIC_URL),
     trustProxy: trustProxy(env.TRUST_PROXY, publicUrl(env.PUBLIC_URL)),

@@ -136,6 +136,13 @@ export interface CallOrigin {
    * has gone is abandoned before anything is committed: see ClientGone.
    */
   clientGone?: () => boolean;
+  /**
+   * Told each step of the call as it happens (a provider answered, a page was read, a reviewer
+   * answered), for a caller that asked to follow a slow call (an MCP progressToken). Never waited on.
+   */
+  progress?: (step: string) => void;
+  /** The caller asked for a fresh answer (REST `Cache-Control: no-cache`): Quarry's answer cache is not read. */
+  fresh?: boolean;
 }
 
 /**

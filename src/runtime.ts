@@ -15,6 +15,8 @@ import {
 import { openStore } from "./store/open-store.ts";
 import type { LostCallReport } from "./store/postgres.ts";
 import type { Store } from "./store/types.ts";
+import { DEFAULT_ANSWER_BOUNDS } from "./upstream/answer-cache.ts";
+import { RedisAnswerStore } from "./upstream/answer-cache-redis.ts";
 import { HttpUpstreamClient } from "./upstream/client.ts";
 
 /** Reservations older than this are taken as left by a crash (longest deadline: Sharpen's 60 s). */
@@ -91,11 +93,20 @@ async function serve(
   upstream: HttpUpstreamClient,
   onBuilt: (app: FastifyInstance) => void,
 ): Promise<RunningQuarry> {
+  // With Redis, provider answers are shared by every instance (answer-cache-redis.ts); a cache that
+  // cannot connect leaves each instance its own memory, never the start.
+  const answerStore =
+    config.redisUrl && config.answerCache.enabled
+      ? await RedisAnswerStore.connect(config.redisUrl, {
+          bounds: { ...DEFAULT_ANSWER_BOUNDS, maxEntries: config.answerCache.maxEntries, maxBytes: config.answerCache.maxBytes },
+        }).catch(() => undefined)
+      : undefined;
   const app = await buildApp({
     config,
     store,
     limiter,
     upstream,
+    ...(answerStore === undefined ? {} : { answerStore }),
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
   });
   onBuilt(app);

@@ -4,6 +4,7 @@
  * and indexes capabilities keep between calls. Routes (REST and MCP) receive these; nothing here
  * knows about HTTP, so nothing needs to import the app to use them.
  */
+import { createHash } from "node:crypto";
 import { AccountService, type Caller } from "./accounts/accounts.ts";
 import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
@@ -22,7 +23,9 @@ import { renderGuide } from "./http/guide.ts";
 import { loadSharpenSettings } from "./sharpen/reviewers.ts";
 import type { Store } from "./store/types.ts";
 import { LoginService } from "./people/logins.ts";
+import { ClientMetadataDocuments, type ClientMetadataOptions } from "./people/client-metadata.ts";
 import { OAuthService } from "./people/oauth.ts";
+import { AnswerCache, type AnswerStore, DEFAULT_ANSWER_BOUNDS, MemoryAnswerStore } from "./upstream/answer-cache.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
 /** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
 export interface SharpenHandler {
@@ -44,6 +47,13 @@ export interface AppDeps {
   readinessProbes?: Record<string, () => Promise<void>>;
   /** Pino logger options or false; defaults to the config's level. */
   logger?: boolean | Record<string, unknown>;
+  /** Where Quarry's cache of provider answers is kept: memory (default), or memory and Redis (runtime.ts with REDIS_URL). */
+  answerStore?: AnswerStore;
+  /**
+   * Tests only: how OAuth client metadata documents are fetched (an address policy allowing loopback,
+   * a test CA). Production fetches from public addresses only and has no setting for it.
+   */
+  clientMetadataFetch?: Pick<ClientMetadataOptions, "policy" | "resolver" | "ca">;
 }
 
 export interface Services {
@@ -72,8 +82,24 @@ export interface Services {
   registry: Registry;
   /** The indexes capabilities load and refresh (fitness.exercises' wger index), shared by every call of the process. */
   indexes: Indexes;
+  /** Quarry's cache of provider answers (upstream/answer-cache.ts), shared by every call of the process (and, with Redis, the deployment). */
+  answers: AnswerCache;
   /** The integration guide (GET /v1/guide, the MCP resource quarry://guide), rendered once. */
   guide: () => string;
+}
+
+/** A provider's configured key as the answer cache keys it: a short hash, so another key is another cache. */
+function keyIdentity(config: Config): (provider: string) => string {
+  const ids = new Map<string, string>();
+  return (provider) => {
+    let id = ids.get(provider);
+    if (id === undefined) {
+      const key = config.providers[provider]?.apiKey ?? "";
+      id = key === "" ? "-" : createHash("sha256").update(key).digest("base64url").slice(0, 16);
+      ids.set(provider, id);
+    }
+    return id;
+  };
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -85,6 +111,13 @@ export function createServices(deps: AppDeps): Services {
   const accounts = new AccountService(deps.store, deps.config, clock, ids);
   const billing = new Billing(deps.store, accounts, clock, ids);
   const indexes = createIndexes(() => clock.now());
+  const answerBounds = { ...DEFAULT_ANSWER_BOUNDS, maxEntries: deps.config.answerCache.maxEntries, maxBytes: deps.config.answerCache.maxBytes };
+  const answers = new AnswerCache(deps.answerStore ?? new MemoryAnswerStore(answerBounds), keyIdentity(deps.config), (name) => limitName(name), () => clock.now());
+  let deployment: Promise<string> | undefined;
+  const limitName = async (name: string) => {
+    deployment ??= deps.store.setting("deployment_id", randomBase62(16));
+    return `${await deployment}:${name}`;
+  };
   const search = new SearchService({
     store: deps.store,
     registry,
@@ -96,6 +129,7 @@ export function createServices(deps: AppDeps): Services {
     clock,
     cache: createBoundedCache(),
     indexes,
+    answers,
   });
   // Built once the other services exist; the catalog reads its block through this late binding.
   let sharpen: SharpenHandler | null = null;
@@ -108,12 +142,13 @@ export function createServices(deps: AppDeps): Services {
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
   const logins = new LoginService(deps.store, clock, ids);
-  let deployment: Promise<string> | undefined;
-  const limitName = async (name: string) => {
-    deployment ??= deps.store.setting("deployment_id", randomBase62(16));
-    return `${await deployment}:${name}`;
-  };
-  const oauth = new OAuthService(deps.store, deps.config, clock, ids);
+  const oauth = new OAuthService(
+    deps.store,
+    deps.config,
+    clock,
+    ids,
+    new ClientMetadataDocuments({ userAgent: deps.config.upstream.userAgent, ...deps.clientMetadataFetch }),
+  );
   let guideText: string | undefined;
   const guide = () => (guideText ??= renderGuide(registry, loadSharpenSettings(deps.config.env), deps.config.mcp.protocolPerMinute, deps.config.plans));
   const base = {
@@ -132,6 +167,7 @@ export function createServices(deps: AppDeps): Services {
     ids,
     registry,
     indexes,
+    answers,
     guide,
   };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import { addMonths } from "../src/accounts/periods.ts";
 import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
 import { replayEnvironment } from "../src/replay/replay-env.ts";
+import { runCli } from "../src/cli/run.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
 import { Visitor } from "./helpers/people.ts";
 
@@ -90,6 +91,34 @@ async function fails(pattern: RegExp, ...args: string[]): Promise<void> {
   assert.match(lines[0]!, pattern);
 }
 
+/** The CLI in this process (src/cli/run.ts), on this test's store: same commands, no process start-up. */
+async function cliHere(...args: string[]): Promise<CliResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env = cliEnv();
+  const code = await runCli(args, { line: (t) => out.push(`${t}\n`), notice: (t) => err.push(`${t}\n`) }, env);
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+async function okHere(...args: string[]): Promise<string> {
+  const res = await cliHere(...args);
+  assert.equal(res.code, 0, `quarry ${args.join(" ")} failed: ${res.stderr}`);
+  return res.stdout;
+}
+
+async function okJsonHere<T>(...args: string[]): Promise<T> {
+  return JSON.parse(await okHere(...args, "--json")) as T;
+}
+
+async function failsHere(pattern: RegExp, ...args: string[]): Promise<void> {
+  const res = await cliHere(...args);
+  assert.equal(res.code, 1, `quarry ${args.join(" ")} should fail; stdout: ${res.stdout}`);
+  const lines = res.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 1, `one line expected on stderr, got: ${res.stderr}`);
+  assert.match(lines[0]!, /^quarry: error: /);
+  assert.match(lines[0]!, pattern);
+}
+
 interface AccountJson {
   id: string;
   name: string;
@@ -108,6 +137,9 @@ interface KeyJson {
   id: string;
   hint: string;
   name: string;
+  credit_limit: number | null;
+  credits_used: number | null;
+  credits_reserved: number | null;
   created_at: string;
   revoked_at: string | null;
 }
@@ -161,6 +193,7 @@ describe("quarry CLI", () => {
       "keys create",
       "keys list",
       "keys revoke",
+      "keys limit",
       "plan set",
       "status set",
       "cadence set",
@@ -222,7 +255,17 @@ describe("quarry CLI", () => {
     assert.equal(row!.name, "ci");
     assert.equal(row!.hint, key.slice(0, 12));
     assert.equal(row!.revoked_at, null);
-    assert.deepEqual(Object.keys(row!).sort(), ["created_at", "hint", "id", "name", "revoked_at"]);
+    assert.deepEqual(Object.keys(row!).sort(), [
+      "created_at",
+      "credit_limit",
+      "credits_reserved",
+      "credits_used",
+      "hint",
+      "id",
+      "name",
+      "revoked_at",
+    ]);
+    assert.deepEqual([row!.credit_limit, row!.credits_used], [null, null], "no limit of its own: its use is not counted");
 
     const text = await ok("keys", "list", accountId);
     assert.ok(text.includes(key.slice(0, 12)), `the hint should be listed: ${text}`);
@@ -345,6 +388,59 @@ describe("quarry CLI", () => {
     assert.match(again, new RegExp(`^Key ${keyId} was already revoked at ${keys[0]!.revoked_at}; nothing changed\\.\n$`));
     const againJson = await okJson<{ already_revoked: boolean; revoked_at: string }>("keys", "revoke", keyId);
     assert.deepEqual(againJson, { id: keyId, revoked: true, revoked_at: keys[0]!.revoked_at, already_revoked: true });
+  });
+
+  // In this process (runCli, the CLI's own entry minus the process): the commands' meaning, quickly;
+  // the other tests run the CLI as a child process, which is slow enough to matter here.
+  test("keys create --limit and keys limit: the key is held to its own limit by the server; none removes it", async () => {
+    const budgetAccount = (await okHere("accounts", "create", "--name", "Budgets", "--plan", "pro")).trim();
+    const made = await okJsonHere<{ id: string; key: string; credit_limit: number | null }>(
+      "keys", "create", budgetAccount, "--name", "agent", "--limit", "5",
+    );
+    assert.equal(made.credit_limit, 5);
+    const plain = await cliHere("keys", "create", budgetAccount, "--name", "agent2", "--limit", "7");
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /limited to 7 credits per period/);
+    const read = () =>
+      fetch(`${quarry.url}/v1/capabilities/web.read/execute`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${made.key}`, "content-type": "application/json", "cache-control": "no-cache" },
+        body: JSON.stringify({ url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" }),
+      });
+    assert.equal((await read()).status, 200, "5 credits fit under 5");
+    const refused = await read();
+    assert.equal(refused.status, 402);
+    const { error } = (await refused.json()) as { error: { code: string; hint: string } };
+    assert.equal(error.code, "credits_exhausted");
+    assert.match(error.hint, /This key's limit is 5 credits per period; 5 are used or held\. .*`quarry keys limit`/);
+
+    const listed = await okJsonHere<KeyJson[]>("keys", "list", budgetAccount);
+    const agent = listed.find((k) => k.id === made.id)!;
+    assert.deepEqual([agent.credit_limit, agent.credits_used, agent.credits_reserved], [5, 5, 0]);
+    assert.match(await okHere("keys", "list", budgetAccount), new RegExp(`${made.id}\\s+qk_live_\\w{4}…\\s+agent\\s+5/5\\s`));
+
+    const raised = await okHere("keys", "limit", made.id, "10");
+    assert.equal(raised, `Key ${made.id} ("agent") may spend 10 credits per billing period; 5 used this period.\n`);
+    // The server sees a change made by another process within its key cache's lifetime (1 s).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.equal((await read()).status, 200, "raised: through again");
+
+    const removed = await okJsonHere<{ credit_limit: number | null; credits_used: number | null }>("keys", "limit", made.id, "none");
+    assert.deepEqual([removed.credit_limit, removed.credits_used], [null, null]);
+    assert.match(await okHere("keys", "limit", made.id, "none"), /has no limit of its own now; the account's cap still applies/);
+    assert.match(await okHere("keys", "list", budgetAccount), /agent\s+none\s/);
+
+    await Promise.all([
+      failsHere(/no key "key_nope"/, "keys", "limit", "key_nope", "5"),
+      failsHere(/invalid limit "lots" \(expected a whole number of credits per period, 0 to \d+, or none\)/, "keys", "limit", made.id, "lots"),
+      failsHere(/invalid limit "1\.5"/, "keys", "limit", made.id, "1.5"),
+      failsHere(/invalid --limit "none" \(expected a whole number of credits per period, 0 to \d+\)/, "keys", "create", budgetAccount, "--limit", "none"),
+      failsHere(/invalid --limit "12abc"/, "keys", "create", budgetAccount, "--limit", "12abc"),
+      failsHere(/expected <key-id> <credits\|none>/, "keys", "limit", made.id),
+      failsHere(/--limit does not apply to "keys list"/, "keys", "list", budgetAccount, "--limit", "5"),
+    ]);
+    const unchanged = await okJsonHere<KeyJson[]>("keys", "list", budgetAccount);
+    assert.equal(unchanged.length, 2, "no key made by a refused create");
   });
 
   test("in-doubt: none on the embedded store; settling needs PostgreSQL", async () => {

@@ -1,6 +1,7 @@
 /**
  * codehost.search end to end over HTTP against the replay upstream: repositories, issues and code
- * searches, bounds and the per-kind sort rule (also through `update`), page paging up to the
+ * searches (issues and pull requests as two GitHub searches, each naming its kind, merged; a query
+ * naming its kind as one), bounds and the per-kind sort rule (also through `update`), page paging up to the
  * 1,000-result cap, free cached repository details, GitHub's rate limit and query refusals, and
  * `kind: code` without GITHUB_TOKEN (503 naming it; the other kinds stay available).
  */
@@ -47,6 +48,7 @@ describe("codehost.search", () => {
   });
 
   test("issues and code: their own record keys", async () => {
+    const before = kit.h.replay.requests.length;
     const issues = await kit.execute({ query: ISSUES_QUERY, kind: "issues", sort: "created" });
     assert.equal(issues.status, 200, JSON.stringify(issues.body));
     assert.deepEqual(
@@ -57,6 +59,27 @@ describe("codehost.search", () => {
       ],
     );
     assert.equal(issues.body.results[0].author, "octokit-fixture-user-b");
+    assert.equal(issues.body.has_more, false);
+    assert.equal(issues.body.charged_credits, 0);
+    // GitHub refuses a query naming neither kind: one search per kind, both sorted as asked.
+    assert.deepEqual(
+      searches(before)
+        .map((r) => [r.path, r.query.q, r.query.sort, r.query.order, r.query.page])
+        .sort(),
+      [
+        ["/github/search/issues", `${ISSUES_QUERY} is:issue`, "created", "desc", "1"],
+        ["/github/search/issues", `${ISSUES_QUERY} is:pull-request`, "created", "desc", "1"],
+      ],
+    );
+    // A query naming its kind is sent as written: one search.
+    const own = kit.h.replay.requests.length;
+    const onlyIssues = await kit.execute({ query: `${ISSUES_QUERY} is:issue`, kind: "issues" });
+    assert.equal(onlyIssues.status, 200, JSON.stringify(onlyIssues.body));
+    assert.equal(onlyIssues.body.results.length, 2);
+    assert.deepEqual(
+      searches(own).map((r) => r.query.q),
+      [`${ISSUES_QUERY} is:issue`],
+    );
     const from = kit.h.replay.requests.length;
     const code = await kit.execute({ query: "toto user:jacquev6", kind: "code", num: 30 });
     assert.equal(code.status, 200, JSON.stringify(code.body));

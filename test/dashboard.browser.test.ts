@@ -3,17 +3,21 @@
  * The dashboard in a real browser: headless Chromium (Debian's `chromium` package, or CHROMIUM_PATH)
  * driven by playwright-core. A person signs in, creates a key and sees it once, copies the MCP
  * configuration, reads usage after a few calls, revokes the key (which then gets 401), approves an
- * MCP host's OAuth request on the consent page, and does sign-in and revocation again with
- * JavaScript off. Screenshots of the overview, keys and usage pages go to test-artifacts/screenshots/
- * (not committed). Without a Chromium the suite skips and says why.
+ * MCP host's OAuth request on the consent page (a registered host, and one known by its Client ID
+ * Metadata Document, served over https on loopback with the test CA), and does sign-in and revocation
+ * again with JavaScript off. Screenshots of the overview, keys, usage and consent pages go to
+ * test-artifacts/screenshots/ (not committed). Without a Chromium the suite skips and says why.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { registry } from "../src/capabilities/registry.ts";
 import { ManualClock } from "../src/clock.ts";
+import { addressPolicy } from "../src/reader/address.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { PASSWORD } from "./helpers/people.ts";
 
@@ -23,6 +27,8 @@ const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chro
 const SHOTS = join(process.cwd(), "test-artifacts", "screenshots");
 const DAY = 86_400_000;
 const REDIRECT = "http://127.0.0.1:49153/callback";
+const TLS = new URL("./fixtures/tls/", import.meta.url);
+const CERT = readFileSync(new URL("loopback.crt", TLS), "utf8");
 
 if (!CHROMIUM) {
   test("dashboard in a browser", { skip: "no Chromium found: install Debian's chromium package (apt-get install chromium) or set CHROMIUM_PATH" }, () => {});
@@ -37,11 +43,25 @@ if (!CHROMIUM) {
     /** Wall time at the start; the harness's clock is moved back to spread calls over days. */
     const start = Date.now();
 
+    /** Serves an MCP host's Client ID Metadata Document over https on loopback (the test CA). */
+    let documents: HttpsServer;
+    let documentUrl = "";
+
     before(async () => {
       mkdirSync(SHOTS, { recursive: true });
       const { chromium } = await import("playwright-core");
+      documents = createHttpsServer({ key: readFileSync(new URL("loopback.key", TLS)), cert: CERT }, (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ client_id: documentUrl, client_name: "Claude (by metadata document)", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }));
+      });
+      await new Promise<void>((resolve) => documents.listen(0, "127.0.0.1", resolve));
+      const docPort = (documents.address() as AddressInfo).port;
+      documentUrl = `https://127.0.0.1:${docPort}/oauth/client-metadata.json`;
       // Six days ago: the account's period and its calls spread over the week shown.
-      h = await startHarness({ clock: new ManualClock(start - 6 * DAY) });
+      h = await startHarness({
+        clock: new ManualClock(start - 6 * DAY),
+        clientMetadataFetch: { policy: addressPolicy({ allowCidrs: "127.0.0.1/32", ports: String(docPort) }), ca: CERT },
+      });
       const account = await h.services.accounts.createAccount("Ada's research lab", "pro");
       accountId = account.id;
       await h.services.logins.create(accountId, email, PASSWORD);
@@ -55,6 +75,8 @@ if (!CHROMIUM) {
     after(async () => {
       await browser?.close();
       await h?.close();
+      documents?.closeAllConnections();
+      documents?.close();
     });
 
     /** Calls made with a key on several days (the manual clock), so usage has something to show. */
@@ -169,6 +191,86 @@ if (!CHROMIUM) {
       await page.getByRole("row", { name: /Research Assistant/ }).waitFor();
       // The keys page with a key and a connected app (taken here, before the key is revoked).
       await page.screenshot({ path: join(SHOTS, "keys.png"), fullPage: true });
+    });
+
+    test("an MCP host known by its Client ID Metadata Document: the consent page names it and its host, no registration", async () => {
+      let returned = "";
+      await page.route(`${REDIRECT}**`, async (route) => {
+        returned = route.request().url();
+        await route.fulfill({ status: 200, contentType: "text/html", body: "<p>Back at the host</p>" });
+      });
+      const url = new URL(`${h.url}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        response_type: "code",
+        client_id: documentUrl,
+        redirect_uri: REDIRECT,
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        code_challenge_method: "S256",
+      }).toString();
+      await page.goto(url.href);
+      await page.getByRole("heading", { name: "Connect “Claude (by metadata document)”?" }).waitFor();
+      await page.getByText(`describes itself at ${new URL(documentUrl).host}`).waitFor();
+      await page.screenshot({ path: join(SHOTS, "consent-client-metadata.png"), fullPage: true });
+      await page.getByRole("button", { name: "Connect" }).click();
+      await page.getByText("Back at the host").waitFor();
+      const code = new URL(returned).searchParams.get("code") ?? "";
+      const token = await fetch(`${h.url}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", redirect_uri: REDIRECT, client_id: documentUrl }),
+      });
+      assert.equal(token.status, 200, await token.clone().text());
+      const { access_token } = (await token.json()) as { access_token: string };
+      assert.equal((await h.call("GET", "/v1/account", { key: access_token })).status, 200);
+    });
+
+    test("key limits: a key made with one, another's set in its row, one held to it (402); screenshot of the key table", async () => {
+      await page.goto(`${h.url}/dashboard/keys`);
+      await page.getByLabel("Key name").fill("Nightly agent");
+      await page.locator("#key-limit").fill("500");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("heading", { name: /Your new key/ }).waitFor();
+      const agentKey = (await page.locator("#new-key").textContent())!;
+      await page.getByRole("link", { name: "Done, I have copied it" }).click();
+      await page.waitForURL(`${h.url}/dashboard/keys`);
+      await page.getByLabel("Key name").fill("CI");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("link", { name: "Done, I have copied it" }).click();
+      await page.waitForURL(`${h.url}/dashboard/keys`);
+      for (let i = 0; i < 3; i++) {
+        const res = await h.call("POST", "/v1/capabilities/web.read/execute", {
+          key: agentKey,
+          body: { url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" },
+          headers: { "cache-control": "no-cache" },
+        });
+        assert.equal(res.status, 200, res.text);
+      }
+      await page.reload();
+      await page.getByRole("row", { name: /Nightly agent/ }).getByText("15 of 500 credits this period").waitFor();
+      await page.getByRole("row", { name: /^CI / }).getByText("no limit").waitFor();
+
+      // The key that made the week's calls gets a limit in its row: what it used this period counts.
+      const desktop = page.getByRole("row", { name: /Claude Desktop/ });
+      await desktop.getByLabel(/Credit limit per period of key Claude Desktop/).fill("2000");
+      await desktop.getByRole("button", { name: /Set the limit of key Claude Desktop/ }).click();
+      await page.getByText("Saved the key's limit").waitFor();
+      await page.getByRole("row", { name: /Claude Desktop/ }).getByText(/^[1-9][\d,]* of 2,000 credits this period$/).waitFor();
+
+      // The agent's limit lowered to what it used: its next call is refused, the hint names the limit.
+      const agent = page.getByRole("row", { name: /Nightly agent/ });
+      await agent.getByLabel(/Credit limit per period of key Nightly agent/).fill("15");
+      await agent.getByRole("button", { name: /Set the limit of key Nightly agent/ }).click();
+      await page.getByText("Saved the key's limit").waitFor();
+      await page.getByRole("row", { name: /Nightly agent/ }).getByText("15 of 15 credits this period").waitFor();
+      const refused = await h.call("POST", "/v1/capabilities/web.read/execute", {
+        key: agentKey,
+        body: { url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" },
+        headers: { "cache-control": "no-cache" },
+      });
+      assert.equal(refused.status, 402);
+      assert.match(refused.body.error.hint, /This key's limit is 15 credits per period; 15 are used or held/);
+      await page.getByRole("heading", { name: "API keys" }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, "keys-limits.png"), fullPage: true });
     });
 
     test("revoke the key: it then gets 401", async () => {

@@ -177,6 +177,7 @@ describe("CSRF", () => {
     const posts: [string, Record<string, string>][] = [
       ["/dashboard/keys", { name: "csrf" }],
       [`/dashboard/keys/${keyId}/revoke`, {}],
+      [`/dashboard/keys/${keyId}/limit`, { limit: "5" }],
       ["/dashboard/apps/grant_x/revoke", {}],
       ["/dashboard/sharpen-stage", { stage: "stock" }],
       ["/dashboard/authorize", { decision: "approve" }],
@@ -191,8 +192,9 @@ describe("CSRF", () => {
         assert.match(res.text, /This form has expired/);
       }
     }
-    // Nothing happened: the key still works, and the person is still signed in.
+    // Nothing happened: the key still works (with no limit of its own), and the person is still signed in.
     assert.equal((await h.call("GET", "/v1/account", { key })).status, 200);
+    assert.equal((await h.store.getKey(keyId))!.creditLimit, null);
     assert.equal((await visitor.get("/dashboard")).status, 200);
   });
 });
@@ -274,6 +276,78 @@ describe("keys", () => {
     const missing = await visitor.post("/dashboard/keys", { name: "no token", once: "" });
     assert.equal(missing.status, 409);
     assert.deepEqual((await h.store.listKeys(accountId)).map((k) => k.name).filter((n) => n.startsWith("tab")).sort(), ["tab one", "tab three", "tab two"]);
+  });
+
+  test("the key table shows each key's use against its own limit; the create form takes one; a row's form changes it, for the account's own keys only", async () => {
+    const owner = await person(h, "pro");
+    const stranger = await person(h);
+    const { visitor, accountId } = owner;
+    const plainId = (await h.store.findKeyByHash(hashKey(owner.key)))!.key.id;
+    const page = await visitor.get("/dashboard/keys");
+    assert.match(page.text, /<th scope="col">Limit<\/th>/);
+    assert.match(page.text, /<td class="budget"><span class="muted">no limit<\/span><form method="post" action="\/dashboard\/keys\/key_\w+\/limit"/);
+    assert.match(page.text, /<input id="key-limit" name="limit" type="text"/, "the create form takes an optional limit");
+
+    const created = await visitor.post("/dashboard/keys", { name: "agent", limit: "500" });
+    assert.equal(created.status, 200);
+    const agentKey = [...new Set(created.text.match(KEY_SHAPED))][0]!;
+    const agent = (await h.store.listKeys(accountId)).find((k) => k.name === "agent")!;
+    assert.equal(agent.creditLimit, 500);
+    const read = await h.call("POST", "/v1/capabilities/web.read/execute", {
+      key: agentKey,
+      body: { url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" },
+      headers: { "cache-control": "no-cache" },
+    });
+    assert.equal(read.status, 200, read.text);
+    const used = await visitor.get("/dashboard/keys");
+    assert.match(used.text, /5 of 500 credits this period/);
+    assert.match(used.text, new RegExp(`id="limit-${agent.id}" name="limit" type="text"[^>]* value="500"`));
+
+    // Changed in its row: the next call is held to it; the page says so.
+    const lowered = await visitor.post(`/dashboard/keys/${agent.id}/limit`, { limit: "5" });
+    assert.equal(lowered.status, 303);
+    assert.equal(lowered.location, "/dashboard/keys?notice=limit");
+    assert.equal((await h.store.getKey(agent.id))!.creditLimit, 5);
+    const after = await visitor.get(lowered.location!);
+    assert.match(after.text, /Saved the key&#39;s limit/);
+    assert.match(after.text, /5 of 5 credits this period/);
+    const refused = await h.call("POST", "/v1/capabilities/web.read/execute", {
+      key: agentKey,
+      body: { url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" },
+      headers: { "cache-control": "no-cache" },
+    });
+    assert.equal(refused.status, 402);
+    assert.match(refused.body.error.hint, /Raise it in the dashboard \(Keys & apps\)/);
+    // Set on the key that had none; emptied: no limit again.
+    assert.equal((await visitor.post(`/dashboard/keys/${plainId}/limit`, { limit: "40" })).status, 303);
+    assert.equal((await h.store.getKey(plainId))!.creditLimit, 40);
+    assert.equal((await visitor.post(`/dashboard/keys/${agent.id}/limit`, { limit: "" })).status, 303);
+    assert.equal((await h.store.getKey(agent.id))!.creditLimit, null);
+    assert.equal((await visitor.post(`/dashboard/keys/${plainId}/limit`, { limit: "none" })).status, 303);
+    assert.equal((await h.store.getKey(plainId))!.creditLimit, null);
+
+    // Not a number of credits: the page again, saying why, nothing changed.
+    for (const limit of ["lots", "-3", "1.5", "99999999999999"]) {
+      const bad = await visitor.post(`/dashboard/keys/${plainId}/limit`, { limit });
+      assert.equal(bad.status, 400, limit);
+      assert.match(bad.text, /A key&#39;s limit is a whole number of credits per billing period/);
+      const badCreate = await visitor.post("/dashboard/keys", { name: `bad ${limit}`, limit });
+      assert.equal(badCreate.status, 400, limit);
+      assert.doesNotMatch(badCreate.text, KEY_SHAPED, "no key made");
+    }
+    assert.equal((await h.store.getKey(plainId))!.creditLimit, null);
+    assert.equal((await h.store.listKeys(accountId)).length, 2);
+
+    // Another account's key: no such key for this person, and nothing changes.
+    await stranger.visitor.get("/dashboard/keys");
+    const foreign = await stranger.visitor.post(`/dashboard/keys/${agent.id}/limit`, { limit: "1" });
+    assert.equal(foreign.status, 404);
+    assert.match(foreign.text, /Your account has no such key/);
+    assert.equal((await h.store.getKey(agent.id))!.creditLimit, null, "the stranger changed nothing");
+    // A revoked key keeps its row but has no limit form.
+    await visitor.post(`/dashboard/keys/${agent.id}/revoke`);
+    const revoked = await visitor.get("/dashboard/keys");
+    assert.doesNotMatch(revoked.text, new RegExp(`id="limit-${agent.id}"`));
   });
 
   test("a key name must be one line of 1 to 100 characters", async () => {

@@ -1,11 +1,12 @@
 /**
- * legal.read end to end over HTTP against the replay upstream: each `document` source (EUR-Lex's
- * recorded HTML, CourtListener's recorded cluster and opinion, the Library of Congress item and PDF
+ * legal.read end to end over HTTP against the replay upstream: each `document` source (the
+ * Publications Office's CELLAR, its redirect followed to the act's HTML, CourtListener's recorded cluster and opinion, the Library of Congress item and PDF
  * and the historical works built from documented examples), sections paged with `more` to the end of
  * a document (free, no provider call), the stored details, every branch's fields and patterns
  * (execute and update), update, the sources' refusals at the document's field, provider failures as
- * provider_error (never other text) with nothing charged, and the CourtListener key needed by
- * `case_index` alone.
+ * provider_error (never other text, a bot challenge included) with nothing charged, the Library's
+ * item API behind a challenge (the PDF read at the collection's address), and the CourtListener key
+ * needed by `case_index` alone.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -30,9 +31,14 @@ test("eu_official: the document fetched once and paged with `more` to its end, f
   const used = await kit.used();
   const first = await kit.execute({ ...EPRIVACY, num: 10 });
   assert.equal(first.status, 200, JSON.stringify(first.body));
+  // CELLAR's content negotiation: the CELEX resource answers 303 to the item on its own (http) host,
+  // which the client follows on the configured base URL, negotiating the same way.
   assert.deepEqual(
-    calls(from).map((r) => [r.path, r.query.uri]),
-    [["/eurlex/legal-content/EN/TXT/HTML/", "CELEX:02002L0058-20091219"]],
+    calls(from).map((r) => [r.path, r.headers.accept, r.headers["accept-language"]]),
+    [
+      ["/eu_publications/resource/celex/02002L0058-20091219", "application/xhtml+xml, text/html;q=0.9", "eng"],
+      ["/eu_publications/resource/cellar/00000000-0000-0000-0000-000000000000.0001.01/DOC_1", "application/xhtml+xml, text/html;q=0.9", "eng"],
+    ],
   );
   assert.equal(first.body.charged_credits, 0);
   assert.deepEqual(first.body.record_actions, ["details"]);
@@ -42,7 +48,8 @@ test("eu_official: the document fetched once and paged with `more` to its end, f
     assert.deepEqual([r.section, r.total_sections, r.identifier, r.source_class, r.extraction_method, r.language], [i + 1, 25, "CELEX:02002L0058-20091219", "institutional_transcription", "html_structure", "EN"]);
   }
   assert.ok(first.body.results[1].paragraph_anchors.includes("art_1"));
-  assert.match(first.body.notes[0], /without legal effect/);
+  assert.match(first.body.notes[0], /Publications Office's CELLAR \(EN\)/);
+  assert.match(first.body.notes[1], /without legal effect/);
   let page = first;
   const seen = [...first.body.results];
   while (page.body.has_more) {
@@ -53,7 +60,7 @@ test("eu_official: the document fetched once and paged with `more` to its end, f
   }
   assert.deepEqual(seen.map((r) => r.section), Array.from({ length: 25 }, (_, i) => i + 1), "every section once, in order");
   assert.equal(seen.at(-2).title, "Article 21 — Addressees");
-  assert.equal(calls(from).length, 1, "more is served from the session");
+  assert.equal(calls(from).length, 2, "more is served from the session");
   assert.equal(await kit.used(), used);
   const past = await kit.more(first.body.search_id);
   assert.deepEqual([past.body.result_count, past.body.has_more, past.body.charged_credits], [0, false, 0]);
@@ -76,7 +83,8 @@ test("details: the section's verbatim text and every key the spec lists, stored,
   assert.equal(detail.source, "eu_official");
   assert.equal(detail.source_class, "institutional_transcription");
   assert.equal(detail.language, "EN");
-  assert.equal(detail.source_url, "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:02002L0058-20091219");
+  assert.equal(detail.source_url, "https://publications.europa.eu/resource/celex/02002L0058-20091219");
+  assert.equal(record.url, "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:02002L0058-20091219#art_5", "people's link: EUR-Lex's page");
   assert.match(detail.source_sha256, /^[0-9a-f]{64}$/);
   assert.ok(!Number.isNaN(Date.parse(detail.retrieved_at)));
   assert.equal(detail.extraction_method, "html_structure");
@@ -165,11 +173,11 @@ test("each source's fields and patterns; an invalid item_id is refused before an
 
 test("a document the source does not have is a violation at its field, free; an unreachable source is provider_error", async () => {
   const used = await kit.used();
-  await kit.expectViolation({ document: { source: "eu_official", celex: "32099R9999", language: "EN" } }, "/document/celex", /EUR-Lex has no document/);
+  await kit.expectViolation({ document: { source: "eu_official", celex: "32099R9999", language: "EN" } }, "/document/celex", /CELLAR\) has no HTML text of CELEX:32099R9999 in EN/);
   await kit.expectViolation({ document: { source: "case_index", caselaw_id: "1" } }, "/document/caselaw_id", /no opinion cluster 1/);
   await kit.expectViolation({ document: { source: "us_reports", item_id: "usrep999999" } }, "/document/item_id", /no item usrep999999/);
   for (const [prefix, body] of [
-    ["eurlex", EPRIVACY],
+    ["eu_publications", EPRIVACY],
     ["courtlistener", NOEM],
     ["loc", BROWN],
     ["avalon", { document: { source: "historical", work_id: "magna_carta_1215" } }],
@@ -191,6 +199,43 @@ test("a document the source does not have is a violation at its field, free; an 
     kit.h.replay.setFault("loc-tile", null);
   }
   assert.equal(await kit.used(), used);
+});
+
+test("a bot challenge is never read as text: CELLAR behind a challenge is provider_error, free; the Library's item API behind one: its PDF at the collection's address", async () => {
+  const used = await kit.used();
+  const aws = '<!DOCTYPE html><html><head><script>window.awsWafCookieDomainList = [];</script></head><body><div id="challenge-container"></div></body></html>';
+  kit.h.replay.setFault("eu_publications", { kind: "status", status: 202, body: aws });
+  try {
+    const res = await kit.execute(EPRIVACY);
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.equal(res.body.error.code, "provider_error");
+    assert.match(res.body.error.message, /^Publications Office of the EU \(CELLAR\) answered with a bot challenge \(AWS WAF challenge\)/);
+    assert.equal(res.body.error.retryable, false);
+  } finally {
+    kit.h.replay.setFault("eu_publications", null);
+  }
+  assert.equal(await kit.used(), used);
+  const cloudflare = '<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body></body></html>';
+  // Once: the fault of `loc` also covers its tile host (`loc-tile` falls back to the provider's recordings).
+  kit.h.replay.setFault("loc", { kind: "status", status: 403, body: cloudflare, times: 1 });
+  const from = kit.h.replay.requests.length;
+  try {
+    const res = await kit.execute(BROWN);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      calls(from).map((r) => [r.prefix, r.path.replace(/^\/[^/]+/, "")]),
+      [
+        ["loc", "/item/usrep347483/"],
+        ["loc-tile", "/storage-services/service/ll/usrep/usrep347/usrep347483/usrep347483.pdf"],
+      ],
+    );
+    assert.deepEqual(res.body.results.map((r: { printed_page?: string }) => r.printed_page ?? null), ["483", "484", null]);
+    assert.match(res.body.notes[0], /item API answered with a bot challenge; the PDF was read from its file host/);
+    const d = await kit.action(res.body.results[0].record_id, "details");
+    assert.equal(d.body.detail.title, "United States Reports, volume 347, page 483 (usrep347483)");
+  } finally {
+    kit.h.replay.setFault("loc", null);
+  }
 });
 
 test("update: another document or page size, same search_id, free; refused params at /params", async () => {

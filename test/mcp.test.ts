@@ -181,6 +181,13 @@ for (const form of FORMS) {
             minLength: 1,
             description: "A capability id from discover, e.g. `music.search`.",
           },
+          params: {
+            type: "object",
+            properties: {},
+            additionalProperties: true,
+            description:
+              "Optional: an execute body to price without running it. The answer then adds `dry_run` with the credits execute would reserve (its most) and whether they fit the balance; nothing is run or charged.",
+          },
         },
         required: ["id"],
         additionalProperties: false,

@@ -2,7 +2,8 @@
  * navigation.route and navigation.matrix end to end over HTTP against the replay upstream: each
  * field's bounds, place names geocoded with Nominatim (once, then cached) or refused at their
  * pointers, the geocoding budget refused before anything is sent, openrouteservice's answers with
- * `engine`/`attribution`/`license`/`license_url`, the OSRM fallback with its notes (car only, a mode
+ * `engine`/`attribution`/`license`/`license_url` (Nominatim credited when a name was geocoded), the OSRM
+ * fallback with its notes (car only, a mode
  * not applied), alternatives, stored route details, null matrix cells, and single-result paging.
  */
 import assert from "node:assert/strict";
@@ -100,8 +101,12 @@ describe("navigation geocoding (Nominatim)", () => {
       [-77.0365528, 38.8976387],
     ]);
     assert.equal(ex.body.results[0].title, "Driving route: Gagarin → 1600 Pennsylvania Avenue NW, Washington, DC, US");
+    // Geocoded places are OpenStreetMap data too (ODbL): the credit line names Nominatim beside the engine.
+    assert.equal(ex.body.results[0].attribution, "© openrouteservice.org by HeiGIT | Map data © OpenStreetMap contributors | Geocoding: Nominatim (OpenStreetMap)");
+    assert.equal(ex.body.results[0].license, "ODbL-1.0 (OpenStreetMap data)");
     const details = await kit.action(ex.body.results[0].record_id, "details");
     assert.match(details.body.detail.places[1].matched, /^White House/);
+    assert.equal(details.body.detail.attribution, ex.body.results[0].attribution);
 
     const again = kit.h.replay.requests.length;
     const cached = await kit.execute({ origin: "gagarin", destination: stuttgart });

@@ -73,7 +73,7 @@ test("the offline demo answers a request it has no recording of plainly, not as 
     body: { document: { source: "eu_official", celex: "32002L0058", language: "EN" } },
   });
   assert.equal(unrecorded.status, 502, JSON.stringify(unrecorded.body));
-  assert.match(unrecorded.body.error.message, /No recording of this request in the offline demo \(eurlex GET/);
+  assert.match(unrecorded.body.error.message, /No recording of this request in the offline demo \(eu_publications GET/);
 });
 
 test("the offline demo says on the answer when its recording was not made with the order asked for; a live deployment never does", async () => {

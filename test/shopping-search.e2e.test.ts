@@ -189,3 +189,31 @@ test("details: a result without a product page answers its own offer, free, no p
   assert.equal(again.body.charged_credits, 0);
   assert.equal(await kit.used(), before);
 });
+
+test("sort and condition SerpApi's Google Shopping no longer reads: nothing stale sent, the answer says what it did", async () => {
+  const from = kit.h.replay.requests.length;
+  const rated = await kit.execute({ ...COFFEE, sort: "rating_high_to_low" });
+  assert.equal(rated.status, 200, JSON.stringify(rated.body));
+  assert.equal(rated.body.result_count, 10);
+  assert.match(rated.body.notes.join(" "), /`sort: rating_high_to_low` was not applied/);
+  const used = await kit.execute({ ...COFFEE, condition: "used" });
+  assert.equal(used.status, 200, JSON.stringify(used.body));
+  assert.deepEqual(
+    used.body.results.map((r: { condition?: string }) => r.condition),
+    ["refurbished"],
+    "only the product Google marks second-hand",
+  );
+  assert.equal(used.body.has_more, false);
+  assert.match(used.body.notes.join(" "), /`condition: used` is checked on each product as Google marks it/);
+  const fresh = await kit.execute({ ...COFFEE, condition: "new", num: 25 });
+  assert.equal(fresh.status, 200, JSON.stringify(fresh.body));
+  assert.equal(fresh.body.results.some((r: { condition?: string }) => r.condition !== undefined), false);
+  for (const call of shoppingCalls(from)) {
+    assert.equal(call.query.tbs, undefined, "tbs is not read by Google Shopping's current layout");
+    assert.equal(call.query.sort_by, undefined);
+  }
+  const cheap = await kit.execute({ ...COFFEE, sort: "price_low_to_high" });
+  assert.equal(cheap.status, 200, JSON.stringify(cheap.body));
+  assert.equal(shoppingCalls(from).at(-1)?.query.sort_by, "1");
+  assert.equal(cheap.body.notes, undefined);
+});

@@ -4,6 +4,10 @@
  * `update` and its charge, `details` fetched once (1 credit on the microblog, free on the forum) and
  * then cached at 0, the forum's Reddit listing and its refusal from datacenter networks, and records
  * found before an `update` that changed the platform keeping their own platform's details.
+ *
+ * Both providers are paced per process (Reddit about 10 requests a minute keyless, twitterapi.io one
+ * every 5 s by default: src/upstream/client-pacing.test.ts); these kits set their interval variables
+ * to 0 so the replay answers at once.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -11,8 +15,11 @@ import { type CapabilityKit, startCapabilityKit } from "./helpers/capability-kit
 
 let kit: CapabilityKit;
 
+/** Pacing off: the replay is not Reddit or twitterapi.io (pacing itself: client-pacing.test.ts). */
+const UNPACED = { REDDIT_MIN_INTERVAL_MS: "0", TWITTERAPI_MIN_INTERVAL_MS: "0" };
+
 before(async () => {
-  kit = await startCapabilityKit("social.search");
+  kit = await startCapabilityKit("social.search", { env: UNPACED });
 });
 after(async () => {
   await kit.close();
@@ -246,7 +253,7 @@ describe("social.search records found before an update that changed the platform
 
 describe("social.search forum with an OAuth client (REDDIT_CLIENT_ID, REDDIT_CLIENT_SECRET)", () => {
   test("one application token from www.reddit.com, then the search and details on oauth.reddit.com with it; nothing else changes", async () => {
-    const oauth = await startCapabilityKit("social.search", { env: { REDDIT_CLIENT_ID: "quarry-app", REDDIT_CLIENT_SECRET: "not-a-real-secret" } });
+    const oauth = await startCapabilityKit("social.search", { env: { ...UNPACED, REDDIT_CLIENT_ID: "quarry-app", REDDIT_CLIENT_SECRET: "not-a-real-secret" } });
     try {
       const ex = await oauth.execute({ platform: "forum", query: "pop" });
       assert.equal(ex.status, 200, JSON.stringify(ex.body));
@@ -263,6 +270,38 @@ describe("social.search forum with an OAuth client (REDDIT_CLIENT_ID, REDDIT_CLI
       assert.equal(oauth.h.replay.requests[0]?.body, "grant_type=client_credentials");
     } finally {
       await oauth.close();
+    }
+  });
+});
+
+describe("social.search when a provider rate limits this deployment (HTTP 429)", () => {
+  test("Reddit's and twitterapi.io's 429: 502 retryable with the wait, nothing charged, and the wait kept for the next caller", async () => {
+    const limited = await startCapabilityKit("social.search", { env: { ...UNPACED, UPSTREAM_MAX_RETRIES: "0" } });
+    try {
+      for (const [provider, body] of [
+        ["reddit", { platform: "forum", query: "pop" }],
+        ["twitterapi", microblog],
+      ] as const) {
+        const used = await limited.used();
+        // The replay's 429 carries Retry-After; Reddit's own carries x-ratelimit-reset instead (no wait known then).
+        limited.h.replay.setFault(provider, { kind: "rate_limit", retryAfterSeconds: 30, times: 1 });
+        const res = await limited.execute(body);
+        assert.equal(res.status, 502, JSON.stringify(res.body));
+        assert.equal(res.body.error.code, "provider_error");
+        assert.equal(res.body.error.retryable, true);
+        assert.match(res.body.error.message, /rate limiting this deployment \(HTTP 429\) and asks to wait 30 s/);
+        if (provider === "reddit") assert.match(res.body.error.hint, /datacenter networks.*Reddit's wait: about 30 s/);
+        else assert.match(res.body.error.hint, /Retry after 30 s/);
+        // The provider is not called again while its wait lasts: the next caller is told at once.
+        const from = limited.h.replay.requests.length;
+        const again = await limited.execute(body);
+        assert.equal(again.status, 502, JSON.stringify(again.body));
+        assert.match(again.body.error.message, /asked this deployment to wait .* it was not called/);
+        assert.equal(limited.h.replay.requests.slice(from).filter((r) => r.prefix === provider).length, 0);
+        assert.equal(await limited.used(), used, "nothing charged");
+      }
+    } finally {
+      await limited.close();
     }
   });
 });

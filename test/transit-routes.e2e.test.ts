@@ -68,7 +68,7 @@ test("time: depart_at / arrive_by as Unix seconds, last_available as is; echoed 
   const q = serpCalls(from)[0]?.query;
   assert.equal(q?.time, "last_available");
   assert.equal(q?.prefer, "bus,train");
-  assert.equal(q?.route, "2");
+  assert.equal(q?.route, "3", "less walking is SerpApi's route 3");
   assert.deepEqual(last.body.results[0].requested_time, { mode: "last_available" });
 });
 
@@ -112,7 +112,7 @@ test("update: merged params, same search_id, billed 4 credits", async () => {
   assert.equal(up.status, 200, JSON.stringify(up.body));
   assert.equal(up.body.search_id, ex.body.search_id);
   assert.equal(up.body.charged_credits, 4);
-  assert.equal(serpCalls(from)[0]?.query.route, "1");
+  assert.equal(serpCalls(from)[0]?.query.route, "2", "fewer transfers is SerpApi's route 2");
   assert.equal(serpCalls(from)[0]?.query.time, "arrive_by:1741013100");
   assert.equal((await kit.used()) - before, 4);
 });

@@ -17,6 +17,34 @@ const PLANS = JSON.stringify([
 
 type Result = { record_id: string; title?: string };
 
+describe("two instances share Quarry's answer cache through Redis", { skip: shared ? false : "DATABASE_URL and REDIS_URL not set" }, () => {
+  test("the second instance's identical execute is answered from the shared cache: no provider call, free", async () => {
+    const replay = await startReplay();
+    const db = await openTestStore();
+    const env = { QUARRY_PLANS: PLANS, ANSWER_CACHE: "on" };
+    const one = await startHarness({ store: db.store, replay, env });
+    const two = await startHarness({ store: db.store, replay, env });
+    try {
+      const { key } = await one.account("roomy");
+      const body = { query: "apple inc" };
+      const from = replay.requests.length;
+      const first = await one.call("POST", "/v1/capabilities/web.search/execute", { key, body });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.charged_credits, 1);
+      const second = await two.call("POST", "/v1/capabilities/web.search/execute", { key, body });
+      assert.equal(second.status, 200, second.text);
+      assert.equal(second.body.charged_credits, 0);
+      assert.match(second.body.notes.at(-1), /^Answered from Quarry's cache of an identical provider request/);
+      assert.equal(replay.requests.slice(from).filter((r) => r.prefix === "serper").length, 1, "one provider call for both instances");
+    } finally {
+      await one.close();
+      await two.close();
+      await db.cleanup();
+      await replay.close();
+    }
+  });
+});
+
 describe("two instances on shared PostgreSQL and Redis", { skip: shared ? false : "DATABASE_URL and REDIS_URL not set" }, () => {
   let a: Harness;
   let b: Harness;

@@ -2,7 +2,10 @@
  * video.search end to end over HTTP against the replay upstream: the search and its request, every
  * field's bounds (also through `update`), token paging, free cached `details`, the billed `transcript`
  * (4 credits once, cached after), a video without a transcript (a replay of its own: 400 at
- * /record_id, nothing charged), and the capability unavailable without YOUTUBE_API_KEY.
+ * /record_id, nothing charged), YouTube refusing the captions (its bot check, a proof-of-origin
+ * token: replays of their own, 502 saying so, nothing charged, never "no transcript"; the age gate
+ * and other reasons in youtube.test.ts),
+ * and the capability unavailable without YOUTUBE_API_KEY.
  */
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,19 +19,23 @@ let kit: CapabilityKit;
 let keyless: CapabilityKit;
 let silent: CapabilityKit;
 let silentReplay: ReplayServer;
-let dir: string;
+const dirs: string[] = [];
 
-/** A replay whose innertube player answers with the recorded unavailable-video body (no captions). */
-async function startSilentReplay(): Promise<ReplayServer> {
-  dir = mkdtempSync(join(tmpdir(), "video-replay-"));
+/** A replay whose innertube player answers every video with one recorded player body (`file` of youtube_web). */
+async function startPlayerReplay(file: string): Promise<ReplayServer> {
+  const root = mkdtempSync(join(tmpdir(), "video-replay-"));
+  dirs.push(root);
   const fixtures = new URL("../fixtures/providers/", import.meta.url);
-  cpSync(new URL("youtube", fixtures), join(dir, "youtube"), { recursive: true });
-  mkdirSync(join(dir, "youtube_web"));
-  cpSync(new URL("youtube_web/innertube_player_video_unavailable.json", fixtures), join(dir, "youtube_web", "unavailable.json"));
-  const entry = { case: "unavailable", file: "unavailable.json", method: "POST", url_path: "/youtubei/v1/player", status: 200 };
-  writeFileSync(join(dir, "youtube_web", "index.json"), JSON.stringify([entry]));
-  return startReplay({ fixturesDir: dir });
+  cpSync(new URL("youtube", fixtures), join(root, "youtube"), { recursive: true });
+  mkdirSync(join(root, "youtube_web"));
+  cpSync(new URL(`youtube_web/${file}`, fixtures), join(root, "youtube_web", "player.json"));
+  const entry = { case: "player", file: "player.json", method: "POST", url_path: "/youtubei/v1/player", status: 200 };
+  writeFileSync(join(root, "youtube_web", "index.json"), JSON.stringify([entry]));
+  return startReplay({ fixturesDir: root });
 }
+
+/** The recorded unavailable-video body (no captions). */
+const startSilentReplay = () => startPlayerReplay("innertube_player_video_unavailable.json");
 
 before(async () => {
   kit = await startCapabilityKit("video.search");
@@ -39,7 +46,7 @@ before(async () => {
 after(async () => {
   await silent.close();
   await silentReplay.close();
-  rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   await keyless.close();
   await kit.close();
 });
@@ -183,6 +190,35 @@ describe("video.search", () => {
       assert.match(res.body.error.hint, /no transcript/);
     }
     assert.equal(await silent.used(), usedBefore);
+  });
+
+  test("YouTube refusing the captions is 502 provider_error saying why, never \"no transcript\"; nothing charged", async () => {
+    const cases = [
+      // LOGIN_REQUIRED "Sign in to confirm you're not a bot": the player's bot check (most cloud addresses get it).
+      { file: "innertube_player_request_blocked.json", message: /bot check \("Sign in to confirm you.re not a bot"\)/ },
+      // The English track's address names the exp=xpe experiment: a proof-of-origin token is needed; its captions are not asked for.
+      { file: "innertube_player_po_token_required.json", message: /proof-of-origin \(PO\) token for the captions of video GJLlxj_dtq8/ },
+    ];
+    for (const c of cases) {
+      const replay = await startPlayerReplay(c.file);
+      const k = await startCapabilityKit("video.search", { replay });
+      try {
+        const ex = await k.execute({ query: "surface go review", num: 5 });
+        assert.equal(ex.status, 200, JSON.stringify(ex.body));
+        const usedBefore = await k.used();
+        const res = await k.action(ex.body.results[0].record_id, "transcript");
+        assert.equal(res.status, 502, `${c.file}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.error.code, "provider_error");
+        assert.match(res.body.error.message, c.message, c.file);
+        assert.doesNotMatch(JSON.stringify(res.body), /has no transcript/, c.file);
+        assert.equal(await k.used(), usedBefore, `${c.file}: nothing charged`);
+        assert.equal(k.h.replay.requests.filter((r) => r.path.endsWith("/api/timedtext")).length, 0, `${c.file}: no caption track asked for`);
+        assert.equal(res.body.error.retryable, false, c.file);
+      } finally {
+        await k.close();
+        await replay.close();
+      }
+    }
   });
 
   // (A player answer about another video is a provider error too: youtube.test.ts, captionTracks.)

@@ -2,7 +2,8 @@
  * weather.forecast end to end over HTTP against the replay upstream (its design is documented in
  * docs/providers.md): each field's bounds, the one-place rule at its pointers, a place name geocoded
  * (and cached) or refused at /location, coordinates, daily and hourly records with units, attribution
- * and licence, the stored details, and single-result paging without update.
+ * (with its link) and licence, the stored details, single-result paging without update, and the
+ * customer key (OPENMETEO_API_KEY) sent as `apikey` on both hosts when set, nothing when not.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -68,6 +69,7 @@ describe("weather.forecast answers", () => {
     assert.equal(record.units.precipitation_sum, "mm");
     assert.equal(record.truncated, false);
     assert.equal(record.attribution, "Weather data by Open-Meteo.com");
+    assert.equal(record.attribution_url, "https://open-meteo.com/");
     assert.deepEqual(record.licence, { name: "CC BY 4.0", url: "https://creativecommons.org/licenses/by/4.0/" });
 
     const sent = calls(from);
@@ -75,8 +77,10 @@ describe("weather.forecast answers", () => {
       sent.map((r) => r.path),
       ["/openmeteo-geocoding/v1/search", "/openmeteo/v1/forecast"],
     );
-    assert.deepEqual(sent[0]?.query, { name: "Enschede", count: "1", language: "en", format: "json" });
+    // The kit sets every key variable: OPENMETEO_API_KEY (the customer key) goes as `apikey` on both hosts.
+    assert.deepEqual(sent[0]?.query, { name: "Enschede", count: "1", language: "en", format: "json", apikey: "demo-key" });
     assert.deepEqual(sent[1]?.query, {
+      apikey: "demo-key",
       latitude: "52.21833",
       longitude: "6.89583",
       daily: "weather_code,temperature_2m_max,temperature_2m_min,precipitation_sum,precipitation_probability_max,wind_speed_10m_max,sunrise,sunset",
@@ -125,6 +129,8 @@ describe("weather.forecast answers", () => {
     assert.deepEqual(res.body.detail.grid, { latitude: 52.276, longitude: 6.8729997, elevation_m: 29 });
     assert.deepEqual(res.body.detail.conditions, ["overcast", "overcast", "overcast"]);
     assert.equal(res.body.detail.attribution, "Weather data by Open-Meteo.com");
+    assert.equal(res.body.detail.attribution_url, "https://open-meteo.com/");
+    assert.deepEqual(res.body.detail.licence, { name: "CC BY 4.0", url: "https://creativecommons.org/licenses/by/4.0/" });
     assert.ok(res.body.links.some((l: { url: string }) => l.url === "https://open-meteo.com/"));
     assert.equal(calls(from).length, 0);
 
@@ -134,6 +140,20 @@ describe("weather.forecast answers", () => {
     const update = await kit.update(ex.body.search_id, { days: 3 });
     assert.equal(update.status, 400);
     assert.match(update.body.error.violations[0].message, /does not offer update/);
+  });
+
+  test("without OPENMETEO_API_KEY the free API is asked keyless (no `apikey`), and answers the same", async () => {
+    const keyless = await startCapabilityKit("weather.forecast", { env: { OPENMETEO_API_KEY: "" } });
+    try {
+      const ex = await keyless.execute({ location: "Enschede" });
+      assert.equal(ex.status, 200, JSON.stringify(ex.body));
+      const sent = keyless.h.replay.requests.filter((r) => r.prefix.startsWith("openmeteo"));
+      assert.equal(sent.length, 2);
+      assert.ok(sent.every((r) => !("apikey" in r.query)), JSON.stringify(sent.map((r) => r.query)));
+      assert.equal(ex.body.results[0].attribution_url, "https://open-meteo.com/");
+    } finally {
+      await keyless.close();
+    }
   });
 
   test("an Open-Meteo failure is 502 provider_error, never an empty forecast", async () => {

@@ -8,7 +8,7 @@ import { type Config, findPlan, type Plan, type SharpenStage } from "../config.t
 import { ApiError } from "../errors.ts";
 import { type IdGenerator, randomBase62 } from "../ids.ts";
 import type { AccountPatch, AccountRow, KeyRow, Store } from "../store/types.ts";
-import { nextPeriodEnd } from "./periods.ts";
+import { addMonths, nextPeriodEnd } from "./periods.ts";
 
 export const KEY_PREFIX = "qk_live_";
 const KEY_PATTERN = /^qk_live_[0-9A-Za-z]{32}$/;
@@ -23,7 +23,47 @@ export interface Caller {
   keyId: string | null;
   /** The OAuth grant whose access token authenticated the call, if any. */
   grantId?: string;
+  /**
+   * The key's own credit limit per period as authentication read it (at most KEY_CACHE_TTL_MS old);
+   * absent or null: none. Billing holds a call against it only when set; the store checks the limit
+   * as it is then. An OAuth token or a dashboard session has no key limit.
+   */
+  keyLimit?: number | null;
   plan: Plan;
+}
+
+/** The largest key limit accepted (credits per period): far beyond any plan's cap. */
+export const MAX_KEY_LIMIT = 1_000_000_000_000;
+
+/**
+ * A key limit as the operator or a person typed it: a whole number of credits, 0 or more, or
+ * `none` (or an empty value) for no limit. Undefined when it is neither.
+ */
+export function parseKeyLimit(text: string): number | null | undefined {
+  const value = text.trim();
+  if (value === "" || value.toLowerCase() === "none") return null;
+  if (!/^[0-9]{1,13}$/.test(value)) return undefined;
+  const limit = Number(value);
+  return limit <= MAX_KEY_LIMIT ? limit : undefined;
+}
+
+/** A key's use in its account's current period: what it used in an earlier period counts 0. */
+export function keyUse(key: KeyRow, account: AccountRow): number {
+  return key.usedPeriodEnd === account.periodEnd ? key.creditsUsed : 0;
+}
+
+/**
+ * The first moment of the account's current credit period: the previous anniversary of the
+ * subscription before `periodEnd` (not before the subscription started); the account's creation on
+ * a plan granted once, whose grant is one period.
+ */
+export function periodStart(account: AccountRow): number {
+  if (account.periodEnd === null) return account.createdAt;
+  const anchor = account.periodAnchor ?? account.createdAt;
+  let k = Math.max(1, Math.round((account.periodEnd - anchor) / (30.44 * 86_400_000)));
+  while (k > 1 && addMonths(anchor, k - 1) >= account.periodEnd) k--;
+  while (addMonths(anchor, k) < account.periodEnd) k++;
+  return Math.max(account.createdAt, addMonths(anchor, k - 1));
 }
 
 /** A key's or grant's last use is written at most this often per process (Store.touchKey). */
@@ -131,8 +171,12 @@ export class AccountService {
     return account;
   }
 
-  /** Create a key; the plaintext is returned once and never stored. */
-  async createKey(accountId: string, name = "default"): Promise<{ key: string; row: KeyRow }> {
+  /**
+   * Create a key, with its own credit limit per period if `limit` is given (null: none); the
+   * plaintext is returned once and never stored.
+   */
+  async createKey(accountId: string, name = "default", limit: number | null = null): Promise<{ key: string; row: KeyRow }> {
+    checkKeyLimit(limit);
     await this.mustGet(accountId);
     const key = KEY_PREFIX + randomBase62(32);
     const row: KeyRow = {
@@ -144,9 +188,30 @@ export class AccountService {
       createdAt: this.clock.now(),
       revokedAt: null,
       lastUsedAt: null,
+      creditLimit: limit,
+      creditsUsed: 0,
+      creditsReserved: 0,
+      usedPeriodEnd: null,
     };
     await this.store.createKey(row);
     return { key, row };
+  }
+
+  /**
+   * Set a key's own credit limit per period, or remove it (null). Calls with the key are held against
+   * it from then on (a running server sees it at once when it made the change, within
+   * KEY_CACHE_TTL_MS otherwise). A key given a limit it did not have counts what it has used this
+   * period already (the ledger's rows of the key since the period started). `accountId`: refuse a key
+   * of another account (the dashboard), as if there were no such key.
+   */
+  async setKeyLimit(keyId: string, limit: number | null, accountId?: string): Promise<KeyRow> {
+    checkKeyLimit(limit);
+    const key = await this.store.getKey(keyId);
+    if (!key || (accountId !== undefined && key.accountId !== accountId)) throw new ApiError("not_found", `No key "${keyId}".`);
+    const account = await this.ensureCurrentPeriod(await this.mustGet(key.accountId));
+    const after = await this.store.setKeyLimit(keyId, limit, periodStart(account));
+    if (!after) throw new ApiError("not_found", `No key "${keyId}".`);
+    return after;
   }
 
   /** When each key or grant was last noted as used by this process (noteUse). */
@@ -185,7 +250,9 @@ export class AccountService {
       throw new ApiError("unauthorized", "The API key has been revoked.", { hint: UNAUTHORIZED_HINT });
     }
     this.noteUse("key", found.key.id);
-    return { account: found.account, keyId: found.key.id, plan: this.plan(found.account.planId) };
+    const caller: Caller = { account: found.account, keyId: found.key.id, plan: this.plan(found.account.planId) };
+    if (found.key.creditLimit !== null) caller.keyLimit = found.key.creditLimit;
+    return caller;
   }
 
   /** An OAuth access token: known, of a grant not revoked, not expired. */
@@ -221,6 +288,18 @@ export class AccountService {
     return { ...caller, account, plan: this.plan(account.planId) };
   }
 
+  /**
+   * The calling key's own budget this period, for GET /v1/account's `key_budget`: only for a key with
+   * a limit (read now: its use is not taken from the cached lookup); null otherwise, an OAuth token
+   * or a dashboard session included. `caller.account` is the account read now (refresh).
+   */
+  async keyBudget(caller: Caller): Promise<{ limit: number; used: number; period_end: string | null } | null> {
+    if (caller.keyId === null || caller.keyLimit === undefined || caller.keyLimit === null) return null;
+    const key = await this.store.getKey(caller.keyId);
+    if (!key || key.creditLimit === null) return null;
+    return { limit: key.creditLimit, used: keyUse(key, caller.account), period_end: balanceOf(caller.account).period_end };
+  }
+
   /** Start the next credit period if the current one has ended (lazy, atomic CAS in the store). */
   async ensureCurrentPeriod(account: AccountRow): Promise<AccountRow> {
     const now = this.clock.now();
@@ -253,6 +332,14 @@ export class AccountService {
   /** The saved Sharpen stage, or the plan's default. */
   sharpenStage(caller: Caller): SharpenStage {
     return (caller.account.sharpenStage as SharpenStage | null) ?? caller.plan.sharpenDefaultStage;
+  }
+}
+
+function checkKeyLimit(limit: number | null): void {
+  if (limit !== null && (!Number.isSafeInteger(limit) || limit < 0 || limit > MAX_KEY_LIMIT)) {
+    throw new ApiError("invalid_request", `A key's limit is a whole number of credits from 0 to ${MAX_KEY_LIMIT}, or none.`, {
+      violations: [{ path: "/limit", message: "not a whole number of credits" }],
+    });
   }
 }
 

@@ -7,6 +7,7 @@
 import type { TObject } from "@sinclair/typebox";
 import type { Config } from "../config.ts";
 import type { Violation } from "../errors.ts";
+import type { CallCacheWatch } from "../upstream/answer-cache.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import type { BoundedCache, IndexOptions } from "./framework/cache.ts";
 import type { Meter } from "./framework/costs.ts";
@@ -76,6 +77,8 @@ export interface ActionResult {
   links: Link[];
   credits: number;
   costUsd?: number;
+  /** Every provider request of the action was answered from Quarry's answer cache (charged 0). */
+  fromCache?: true;
 }
 
 /** Loads an index outside any one request: with the process's upstream client and its own deadline. */
@@ -99,6 +102,16 @@ export interface CapabilityContext<Settings = unknown> {
   index<T extends object>(name: string, options: IndexOptions & { loadTimeoutMs?: number }, load: IndexLoader<T>): Promise<T>;
   /** On `more` and `update`: the search's filters as last answered, with their private tokens. */
   filters: readonly Filter[];
+  /**
+   * Tells a caller that follows the call (an MCP progressToken) a step it would not see otherwise
+   * ("page fetched"); provider answers are told already. Absent when nobody follows.
+   */
+  progress?: (step: string) => void;
+  /**
+   * What this call's provider requests found in Quarry's answer cache (upstream/answer-cache.ts),
+   * when the capability caches answers: a call answered wholly from it is charged 0.
+   */
+  answers?: CallCacheWatch;
 }
 
 /** What the engine needs to build a context; the service supplies it per call. */
@@ -168,6 +181,11 @@ export interface Capability {
   paging: PagingKind;
   /** Server-side deadline of one execute (15 s or 40 s). */
   deadlineMs: number;
+  /**
+   * How long an answer of its providers may be served again for an identical request (Quarry's answer
+   * cache: upstream/answer-cache.ts), free; 0 where a fresh answer matters.
+   */
+  cacheTtlMs: number;
   typicalCredits: number;
   /** How the cost is computed, for inspect's `cost.basis`. */
   costBasis: string;

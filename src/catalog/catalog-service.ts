@@ -7,6 +7,7 @@ import { balanceOf } from "../accounts/accounts.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
+import { cacheSentence } from "../upstream/answer-cache.ts";
 import type { SearchService } from "../sessions/search-service.ts";
 import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts";
 
@@ -123,7 +124,7 @@ export class CatalogService {
       execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.publishedSchema },
       follow_ups: followUps,
       examples: cap.examples,
-      cost: { typical_credits: cap.typicalCredits, basis: cap.costBasis },
+      cost: { typical_credits: cap.typicalCredits, basis: cap.costBasis + (this.deps.config.answerCache.enabled ? cacheSentence(cap.cacheTtlMs) : "") },
     };
   }
 
@@ -136,6 +137,8 @@ export class CatalogService {
       .filter((cap) => this.deps.accounts.isEnabled(caller, cap.id))
       .map((cap) => cap.id);
     if (sharpen.enabled) enabled.push("sharpen");
+    // Only for a key with its own limit (docs/architecture.md, "Credits"): what it may still spend.
+    const keyBudget = await this.deps.accounts.keyBudget(caller);
     return {
       plan: { id: caller.plan.id, name: caller.plan.name },
       status: caller.account.status,
@@ -144,6 +147,7 @@ export class CatalogService {
       sharpen_tier: caller.plan.sharpenTier,
       sharpen_stage: sharpen.stage,
       enabled_capabilities: enabled,
+      ...(keyBudget === null ? {} : { key_budget: keyBudget }),
     };
   }
 }

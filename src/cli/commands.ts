@@ -4,7 +4,7 @@
  * AccountService, so the rules (plan fields, key format, hashing) are the server's own, not a
  * second copy.
  */
-import { type AccountService, balanceOf } from "../accounts/accounts.ts";
+import { type AccountService, balanceOf, keyUse, MAX_KEY_LIMIT, parseKeyLimit } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import { type Config, findPlan, type SharpenStage } from "../config.ts";
 import { allowedStages, STAGES } from "../sharpen/entitlement.ts";
@@ -19,7 +19,16 @@ import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output
 export class CliError extends Error {}
 
 /** Options a command may take besides the global `--json` and `--help`. */
-export type OptionName = "name" | "plan" | "since";
+export type OptionName = "name" | "plan" | "since" | "provider" | "limit";
+
+/** What a command that works without the store gets (`providers check`). */
+export interface StorelessContext {
+  config: Config;
+  out: Output;
+  json: boolean;
+  /** `--strict`. */
+  strict: boolean;
+}
 
 export interface CommandContext {
   config: Config;
@@ -53,6 +62,8 @@ export interface CommandDef {
   /** One line for `--help`. */
   summary: string;
   run(ctx: CommandContext, args: string[], options: Partial<Record<OptionName, string>>): Promise<void>;
+  /** A command that needs no store: run instead of `run`, without opening one; returns the exit code. */
+  withoutStore?(ctx: StorelessContext, options: Partial<Record<OptionName, string>>): Promise<number>;
 }
 
 const STATUSES = ["free", "active", "past_due", "canceled"] as const;
@@ -134,10 +145,65 @@ function dashboardUrl(config: Config): string {
   return `${base}/dashboard`;
 }
 
+/** A key limit from the command line: credits per period, or `none` where `none` is allowed. */
+function keyLimitArg(text: string, what: string, noneAllowed: boolean): number | null {
+  const limit = parseKeyLimit(text);
+  if (limit === undefined || (limit === null && (!noneAllowed || text.trim() === ""))) {
+    throw new CliError(
+      `invalid ${what} "${text}" (expected a whole number of credits per period, 0 to ${MAX_KEY_LIMIT}${noneAllowed ? ", or none" : ""})`,
+    );
+  }
+  return limit;
+}
+
+/**
+ * A key's own limit and its use this period, as `keys list` and `keys limit` show them (JSON fields;
+ * the use is null for a key without a limit: it is not counted then).
+ */
+function keyBudgetView(key: KeyRow, account: AccountRow) {
+  return key.creditLimit === null
+    ? { credit_limit: null, credits_used: null, credits_reserved: null }
+    : { credit_limit: key.creditLimit, credits_used: keyUse(key, account), credits_reserved: key.creditsReserved };
+}
+
+function keyBudgetText(budget: ReturnType<typeof keyBudgetView>): string {
+  return budget.credit_limit === null ? "none" : `${budget.credits_used}/${budget.credit_limit}`;
+}
+
 /** Account names are labels for operators (tables, usage); longer ones are refused. */
 export const MAX_ACCOUNT_NAME = 200;
 
 export const COMMANDS: CommandDef[] = [
+  {
+    words: ["providers", "check"],
+    args: [],
+    options: ["provider"],
+    usage: "providers check [--provider ids] [--strict]",
+    summary:
+      "send each configured provider's probe (one cheap real request) and say whether it still answers as Quarry reads it; exit 1 on drift (--strict: on any failure)",
+    run: async () => {
+      throw new CliError("providers check runs without the store");
+    },
+    async withoutStore(ctx, options) {
+      // Loaded here: every capability's adapter comes with the probes, which the store commands never need.
+      const [{ PROBES }, { HttpUpstreamClient }, { checkProviders, exitCodeOf, formatResults }] = await Promise.all([
+        import("../capabilities/probes.ts"),
+        import("../upstream/client.ts"),
+        import("./providers-check.ts"),
+      ]);
+      const client = new HttpUpstreamClient(ctx.config);
+      try {
+        const only = options.provider?.split(",").map((p) => p.trim()).filter(Boolean);
+        const unknown = only?.filter((p) => !(p in PROBES));
+        if (unknown !== undefined && unknown.length > 0) throw new CliError(`no probe for provider ${unknown.join(", ")} (known: ${Object.keys(PROBES).join(", ")})`);
+        const results = await checkProviders(ctx.config, PROBES, client, only === undefined ? {} : { only });
+        ctx.out.line(ctx.json ? json({ checked_at: new Date().toISOString(), results }) : formatResults(results));
+        return exitCodeOf(results, ctx.strict);
+      } finally {
+        await client.close();
+      }
+    },
+  },
   {
     words: ["accounts", "create"],
     args: [],
@@ -214,12 +280,14 @@ export const COMMANDS: CommandDef[] = [
   {
     words: ["keys", "create"],
     args: ["<account>"],
-    options: ["name"],
-    usage: "keys create <account> [--name <name>]",
-    summary: "Create an API key; the key is printed once and only its hash is stored.",
+    options: ["name", "limit"],
+    usage: "keys create <account> [--name <name>] [--limit <credits>]",
+    summary:
+      "Create an API key, optionally with its own credit limit per billing period (the account's cap still applies); the key is printed once and only its hash is stored.",
     async run(ctx, [accountId], options) {
       const name = options.name?.trim() || "default";
-      const { key, row } = await ctx.accounts.createKey(accountId!, name);
+      const limit = options.limit === undefined ? null : keyLimitArg(options.limit, "--limit", false);
+      const { key, row } = await ctx.accounts.createKey(accountId!, name, limit);
       const warning =
         "Save this key now: it is shown once. Quarry stores only its SHA-256 hash and cannot show it again.";
       if (ctx.json) {
@@ -229,6 +297,7 @@ export const COMMANDS: CommandDef[] = [
             account_id: row.accountId,
             name: row.name,
             hint: row.hint,
+            credit_limit: row.creditLimit,
             created_at: new Date(row.createdAt).toISOString(),
             key,
             warning,
@@ -237,7 +306,8 @@ export const COMMANDS: CommandDef[] = [
         return;
       }
       // The key alone on stdout so `KEY=$(quarry keys create …)` captures exactly it; the rest is for the reader.
-      ctx.out.notice(`Created key ${row.id} ("${row.name}") for account ${row.accountId}.`);
+      const limited = row.creditLimit === null ? "" : `, limited to ${row.creditLimit} credits per period`;
+      ctx.out.notice(`Created key ${row.id} ("${row.name}") for account ${row.accountId}${limited}.`);
       ctx.out.line(key);
       ctx.out.notice(warning);
     },
@@ -247,9 +317,10 @@ export const COMMANDS: CommandDef[] = [
     args: ["<account>"],
     options: [],
     usage: "keys list <account>",
-    summary: "List an account's keys: id, hint, name, created, revoked (never the key or its hash).",
+    summary:
+      "List an account's keys: id, hint, name, own limit with its use this period (USED/LIMIT), created, revoked (never the key or its hash).",
     async run(ctx, [accountId]) {
-      await ctx.accounts.mustGet(accountId!);
+      const account = await currentAccount(ctx, accountId!);
       const keys = await ctx.store.listKeys(accountId!);
       if (ctx.json) {
         ctx.out.line(
@@ -258,6 +329,7 @@ export const COMMANDS: CommandDef[] = [
               id: k.id,
               hint: k.hint,
               name: k.name,
+              ...keyBudgetView(k, account),
               created_at: isoOrNull(k.createdAt),
               revoked_at: isoOrNull(k.revokedAt),
             })),
@@ -271,9 +343,39 @@ export const COMMANDS: CommandDef[] = [
       }
       ctx.out.line(
         table(
-          ["ID", "HINT", "NAME", "CREATED", "REVOKED"],
-          keys.map((k) => [k.id, `${k.hint}…`, k.name, isoOrDash(k.createdAt), isoOrDash(k.revokedAt)]),
+          ["ID", "HINT", "NAME", "USED/LIMIT", "CREATED", "REVOKED"],
+          keys.map((k) => [
+            k.id,
+            `${k.hint}…`,
+            k.name,
+            keyBudgetText(keyBudgetView(k, account)),
+            isoOrDash(k.createdAt),
+            isoOrDash(k.revokedAt),
+          ]),
         ),
+      );
+    },
+  },
+  {
+    words: ["keys", "limit"],
+    args: ["<key-id>", "<credits|none>"],
+    options: [],
+    usage: "keys limit <key-id> <credits|none>",
+    summary:
+      "Set a key's own credit limit per billing period, or remove it with none; a call that would take the key past it is refused 402 (a running server sees it within KEY_CACHE_TTL_MS, 1 s by default). A key given a limit counts what it used this period already.",
+    async run(ctx, [keyId, value]) {
+      const limit = keyLimitArg(value!, "limit", true);
+      if (!(await ctx.store.getKey(keyId!))) throw new CliError(`no key "${keyId}"`);
+      const key = await ctx.accounts.setKeyLimit(keyId!, limit);
+      const budget = keyBudgetView(key, await currentAccount(ctx, key.accountId));
+      if (ctx.json) {
+        ctx.out.line(json({ id: key.id, account_id: key.accountId, name: key.name, ...budget }));
+        return;
+      }
+      ctx.out.line(
+        budget.credit_limit === null
+          ? `Key ${key.id} ("${key.name}") has no limit of its own now; the account's cap still applies.`
+          : `Key ${key.id} ("${key.name}") may spend ${budget.credit_limit} credits per billing period; ${budget.credits_used} used this period.`,
       );
     },
   },

@@ -19,14 +19,14 @@ import { type Output, processOutput } from "./output.ts";
 
 const PROGRAM = "quarry";
 
-const OPTION_NAMES: OptionName[] = ["name", "plan", "since"];
+const OPTION_NAMES: OptionName[] = ["name", "plan", "since", "provider", "limit"];
 
 function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.usage.length));
   return [
-    `${PROGRAM}: operator CLI for Quarry accounts, keys, plans and credits.`,
+    `${PROGRAM}: operator CLI for Quarry accounts, keys, plans and credits, and the providers' live check.`,
     "Works directly on the store of this environment (DATABASE_URL if set, else DATA_DIR, default ./data);",
-    "no server needs to be running.",
+    "no server needs to be running. `providers check` calls the real providers (network, their keys).",
     "",
     `Usage: ${PROGRAM} <command> [options]      (from a checkout: npm run cli -- <command> [options])`,
     "",
@@ -35,6 +35,7 @@ function helpText(): string {
     "",
     "Options:",
     "  --json      print machine-readable JSON instead of text",
+    "  --strict    providers check: exit 1 when any configured provider fails, not only on drift",
     "  -h, --help  show this help (or a command's usage: quarry keys create --help)",
   ].join("\n");
 }
@@ -111,6 +112,8 @@ async function execute(
   } catch (error) {
     throw new CliError(`configuration: ${(error as Error).message}`);
   }
+  if (values.strict && command.withoutStore === undefined) throw new CliError(`--strict does not apply to "${command.words.join(" ")}"`);
+  if (command.withoutStore !== undefined) return command.withoutStore({ config, out, json: values.json === true, strict: values.strict === true }, options);
   const databaseFile = embeddedDatabaseFile(config.dataDir);
   if (!config.databaseUrl && !command.createsStore && !existsSync(databaseFile)) {
     throw new CliError(
@@ -149,7 +152,10 @@ function parse(argv: string[]) {
       name: { type: "string" },
       plan: { type: "string" },
       since: { type: "string" },
+      provider: { type: "string" },
+      limit: { type: "string" },
       json: { type: "boolean" },
+      strict: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,

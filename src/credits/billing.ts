@@ -4,14 +4,15 @@
  * reserve worst case → do the work → commit (settle actual + ledger + session writes, one
  * transaction) — or release on any failure. Because the reservation is one conditional UPDATE,
  * `used + reserved` never passes `cap`, however many calls run at once; refused and failed calls
- * cost 0. See docs/architecture.md, "Credits".
+ * cost 0. A key with its own limit per period is held, charged and released with the account, in
+ * the same transaction; a key without one adds nothing. See docs/architecture.md, "Credits".
  */
 import type { AccountService, Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, type CallOrigin, ClientGone } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { AccountRow, Committed, CommitOp, Reservation, Store } from "../store/types.ts";
+import type { AccountRow, Committed, CommitOp, KeyBudget, Reservation, Store } from "../store/types.ts";
 
 export interface BillableCall {
   /** Capability id (or `sharpen`) for the ledger. */
@@ -54,9 +55,10 @@ export class Billing {
   ) {}
 
   /**
-   * Hold `amount` credits or answer 402. Zero-credit calls reserve nothing; with `needsCredit` they
-   * are refused once `used` has reached the cap (read from the caller's account as authentication
-   * found it, at most KEY_CACHE_TTL_MS old: no credit is at stake on that path).
+   * Hold `amount` credits or answer 402. Zero-credit calls reserve nothing (and never touch the key's
+   * row); with `needsCredit` they are refused once `used` has reached the cap (read from the caller's
+   * account as authentication found it, at most KEY_CACHE_TTL_MS old: no credit is at stake on that
+   * path). A caller whose key has a limit is held against it too: refused 402 by it, said so.
    */
   async reserve(caller: Caller, amount: number, needsCredit = false): Promise<Reservation | null> {
     const account = await this.accounts.ensureCurrentPeriod(caller.account);
@@ -73,8 +75,12 @@ export class Billing {
       amount,
       createdAt: this.clock.now(),
     };
-    const { ok, account: after } = await this.store.reserve(reservation);
+    // Only a key with a limit: the store then checks it as it is now (the limit may have changed since
+    // the lookup); a key without one (and an OAuth grant) costs no more than before.
+    if (caller.keyLimit !== undefined && caller.keyLimit !== null && caller.keyId !== null) reservation.keyId = caller.keyId;
+    const { ok, account: after, key } = await this.store.reserve(reservation);
     if (ok) return reservation;
+    if (key) throw keyExhausted(after ?? account, key, amount);
     const now = after ?? account;
     const free = Math.max(0, now.creditsCap - now.creditsUsed - (after?.creditsReserved ?? 0));
     throw exhausted(now, `This call needs up to ${amount} credits; ${free} are free of ${now.creditsCap}.`);
@@ -137,6 +143,23 @@ export class Billing {
     caller.account = committed.account;
     return { result: outcome.result, charged: committed.charged, account: committed.account };
   }
+}
+
+/** 402 credits_exhausted refused by the key's own limit (the account still had room), with what to do about it. */
+function keyExhausted(account: AccountRow, key: KeyBudget, amount: number): ApiError {
+  const held = key.used + key.reserved;
+  const free = Math.max(0, key.limit - held);
+  const { period_end } = balanceOf(account);
+  return new ApiError(
+    "credits_exhausted",
+    `This key's own limit refused the call, not the account's cap: it needs up to ${amount} credits and the key has ${free} left of its ${key.limit} this period.`,
+    {
+      hint:
+        `This key's limit is ${key.limit} credits per period; ${held} are used or held. ` +
+        "Raise it in the dashboard (Keys & apps) or with `quarry keys limit`." +
+        (period_end === null ? "" : ` Its use starts again from 0 at ${period_end}.`),
+    },
+  );
 }
 
 /** 402 credits_exhausted, with what to do about it. */

@@ -21,8 +21,25 @@ export const DASHBOARD_FORMS = {
     { additionalProperties: true, description: "Sign in (rate limited per email and per client address)." },
   ),
   "/dashboard/sign-out": form({}, "Sign out: the session ends."),
-  "/dashboard/keys": form({ name: Type.String({ minLength: 1, maxLength: 100 }) }, "Create an API key; the answer is the only page that shows it."),
+  "/dashboard/keys": form(
+    {
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      limit: Type.Optional(
+        Type.String({ pattern: "^[0-9]{0,13}$", description: "The key's own credit limit per billing period; empty: no limit." }),
+      ),
+    },
+    "Create an API key, optionally with its own credit limit per period; the answer is the only page that shows it.",
+  ),
   "/dashboard/keys/{id}/revoke": form({}, "Revoke one of the account's keys."),
+  "/dashboard/keys/{id}/limit": form(
+    {
+      limit: Type.String({
+        pattern: "^(?:[0-9]{0,13}|none)$",
+        description: "Credits the key may spend per billing period; empty or `none`: no limit of its own (the account's cap still applies).",
+      }),
+    },
+    "Set or remove one of the account's keys' own credit limit per period.",
+  ),
   "/dashboard/apps/{id}/revoke": form({}, "Disconnect one of the account's OAuth apps (its tokens stop working)."),
   "/dashboard/sharpen-stage": form(
     { stage: Type.String({ description: "`default`, `stock`, or a stage up to the plan's Sharpen tier." }) },
@@ -38,7 +55,7 @@ export const DASHBOARD_FORMS = {
 export const DASHBOARD_PAGES: Record<string, string> = {
   "/dashboard": "Overview: plan, status, credits with the period's end, Sharpen tier and saved stage.",
   "/dashboard/sign-in": "The sign-in form.",
-  "/dashboard/keys": "API keys (name, prefix, created, last used) and connected OAuth apps.",
+  "/dashboard/keys": "API keys (name, prefix, limit with its use this period, created, last used) and connected OAuth apps.",
   "/dashboard/usage": "This period's calls and credits by day (chart and table) and by capability, and the latest calls.",
   "/dashboard/authorize": "The consent page of an MCP host's OAuth request.",
 };

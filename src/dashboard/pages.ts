@@ -170,6 +170,8 @@ export function overviewPage(v: OverviewView, common: Omit<LayoutOptions, "title
 
 export interface KeysView {
   keys: KeyRow[];
+  /** Each key's use this period, by key id (only keys with a limit have one: keyUse in accounts.ts). */
+  keyUse: Map<string, number>;
   grants: OAuthGrantRow[];
   base: string;
   /** The create-key form's one-use token (a re-post makes no second key). */
@@ -181,7 +183,9 @@ export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "bod
   const revoked = v.keys.filter((k) => k.revokedAt !== null);
   const keyRows = [...active, ...revoked].map(
     (k) => html`<tr${k.revokedAt !== null ? html` class="revoked"` : ""}>
-<th scope="row"><bdi>${k.name}</bdi></th><td><code>${k.hint}…</code></td><td>${fmtTime(k.createdAt)}</td><td>${fmtTime(k.lastUsedAt)}</td>
+<th scope="row"><bdi>${k.name}</bdi></th><td><code>${k.hint}…</code></td>
+<td class="budget">${keyBudget(k, v.keyUse.get(k.id) ?? 0)}${k.revokedAt === null ? limitForm(k, common.csrf ?? "") : ""}</td>
+<td>${fmtTime(k.createdAt)}</td><td>${fmtTime(k.lastUsedAt)}</td>
 <td>${
       k.revokedAt === null
         ? html`<form method="post" action="/dashboard/keys/${k.id}/revoke" data-confirm="Revoke the key “${k.name}” (${k.hint}…)? Calls with it will be refused at once.">
@@ -206,9 +210,12 @@ export function keysPage(v: KeysView, common: Omit<LayoutOptions, "title" | "bod
 <input type="hidden" name="once" value="${v.formToken}">
 <label for="key-name">Key name</label>
 <input id="key-name" name="name" type="text" maxlength="100" placeholder="e.g. laptop, CI, Claude" required>
+<label for="key-limit">Limit</label>
+<input id="key-limit" name="limit" type="text" inputmode="numeric" pattern="[0-9]*" maxlength="13" class="limit-input" placeholder="no limit" aria-describedby="key-limit-help">
 <button type="submit" class="button primary">Create key</button>
 </form>
 <p class="muted small">The key is shown once, right after you create it. Quarry keeps only a hash of it.</p>
+<p class="muted small" id="key-limit-help">A limit is the most credits the key may spend in a billing period (for an agent that runs on its own); a call that would go past it is refused. Leave it empty for no limit: the account's cap applies to every key either way.</p>
 </section>
 <section class="card" aria-labelledby="keys-h">
 <h2 id="keys-h">API keys</h2>
@@ -216,7 +223,7 @@ ${
   v.keys.length === 0
     ? html`<p class="muted">No keys yet.</p>`
     : html`<div class="table-wrap"><table><caption class="sr-only">Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Limit</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
 <tbody>${keyRows}</tbody></table></div>`
 }
 </section>
@@ -232,6 +239,23 @@ ${
 }
 </section>`,
   });
+}
+
+/** A key's use against its own limit this period, or "no limit". */
+function keyBudget(k: KeyRow, used: number): SafeHtml {
+  if (k.creditLimit === null) return html`<span class="muted">no limit</span>`;
+  const share = k.creditLimit === 0 ? 1 : Math.min(1, used / k.creditLimit);
+  return html`<span class="budget-text">${number(used)} of ${number(k.creditLimit)} credits this period</span>
+<svg class="meter small-meter" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true"><rect class="meter-track" x="0" y="0" width="100" height="8" rx="4"></rect><rect class="meter-fill${share >= 0.9 ? " high" : ""}" x="0" y="0" width="${(share * 100).toFixed(2)}" height="8" rx="4"></rect></svg>`;
+}
+
+/** The small form that sets or removes an active key's limit. */
+function limitForm(k: KeyRow, csrf: string): SafeHtml {
+  return html`<form method="post" action="/dashboard/keys/${k.id}/limit" class="limit-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<label for="limit-${k.id}"><span class="sr-only">Credit limit per period of key ${k.name} (${k.hint}…), empty for none</span></label>
+<input id="limit-${k.id}" name="limit" type="text" inputmode="numeric" pattern="[0-9]*|none" maxlength="13" class="limit-input" value="${k.creditLimit === null ? "" : String(k.creditLimit)}" placeholder="none">
+<button type="submit" class="button small" aria-label="Set the limit of key ${k.name} (${k.hint}…)">Set limit</button></form>`;
 }
 
 /** A block of text with a copy button (the button works with JavaScript; the text can always be selected). */
@@ -325,7 +349,7 @@ ${
 }
 
 export function consentPage(
-  v: { requestId: string; clientName: string; redirectHost: string; accountName: string; email: string },
+  v: { requestId: string; clientName: string; clientHost?: string; redirectHost: string; accountName: string; email: string },
   common: Omit<LayoutOptions, "title" | "body">,
 ): string {
   return layout({
@@ -333,7 +357,11 @@ export function consentPage(
     title: "Connect an app",
     body: html`<section class="card narrow">
 <h1>Connect “<bdi>${v.clientName}</bdi>”?</h1>
-<p><strong><bdi>${v.clientName}</bdi></strong> asks to use Quarry as <strong><bdi>${v.email}</bdi></strong> on the account <strong><bdi>${v.accountName}</bdi></strong>.</p>
+${
+  v.clientHost === undefined
+    ? ""
+    : html`<p class="client-host">The app describes itself at <code>${v.clientHost}</code>; its name is its own.</p>`
+}<p><strong><bdi>${v.clientName}</bdi></strong> asks to use Quarry as <strong><bdi>${v.email}</bdi></strong> on the account <strong><bdi>${v.accountName}</bdi></strong>.</p>
 <ul class="checks"><li>run searches and Sharpen reviews that spend this account's credits;</li><li>read the account's plan and balance.</li></ul>
 <p class="muted small">It will be sent back to <code>${v.redirectHost}</code>. It never sees your password or your API keys, and you can disconnect it at any time under Keys &amp; apps.</p>
 <div class="actions">

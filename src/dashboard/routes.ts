@@ -19,11 +19,12 @@ import fastifySession from "@fastify/session";
 import { hash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { addMonths } from "../accounts/periods.ts";
+import { keyUse, MAX_KEY_LIMIT, parseKeyLimit, periodStart } from "../accounts/accounts.ts";
 import { STAGES, allowedStages } from "../sharpen/entitlement.ts";
 import type { SharpenStage } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { bearerKey, publicBase, withChallenge } from "../http/auth.ts";
+import { countRegistration } from "../http/oauth-routes.ts";
 import { randomBase62 } from "../ids.ts";
 import { OAuthError, type PendingAuthorization } from "../people/oauth.ts";
 import type { Services } from "../services.ts";
@@ -64,6 +65,7 @@ const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
 /** A client address may try this many times the per-email sign-in limit (several people behind one NAT). */
 const PER_ADDRESS_FACTOR = 5;
 const KEY_NAME_MAX = 100;
+const LIMIT_HELP = `A key's limit is a whole number of credits per billing period, from 0 to ${MAX_KEY_LIMIT.toLocaleString("en-US")}; leave it empty (or write none) for no limit.`;
 /**
  * Sessions one client address may start without signing in (each cookie-less sign-in page or OAuth
  * request writes one) per SIGN_IN_WINDOW_MS: a person needs a few, an office behind one address a few
@@ -76,6 +78,7 @@ const NOTICES: Record<string, string> = {
   "signed-out": "You are signed out.",
   stage: "Saved the Sharpen stage.",
   revoked: "The key is revoked: calls with it are refused from now on.",
+  limit: "Saved the key's limit: it applies to its next call.",
   disconnected: "The app is disconnected: its tokens no longer work.",
   connected: "The app is connected.",
 };
@@ -108,16 +111,6 @@ function safeNext(next: string | undefined): string {
 function notice(request: FastifyRequest): string | undefined {
   const name = (request.query as Record<string, unknown> | undefined)?.notice;
   return typeof name === "string" ? NOTICES[name] : undefined;
-}
-
-/** The first day of the account's current credit period (the grant's start on a plan granted once). */
-export function periodStart(account: AccountRow): number {
-  if (account.periodEnd === null) return account.createdAt;
-  const anchor = account.periodAnchor ?? account.createdAt;
-  let k = Math.max(1, Math.round((account.periodEnd - anchor) / (30.44 * 86_400_000)));
-  while (k > 1 && addMonths(anchor, k - 1) >= account.periodEnd) k--;
-  while (addMonths(anchor, k) < account.periodEnd) k++;
-  return Math.max(account.createdAt, addMonths(anchor, k - 1));
 }
 
 /**
@@ -460,14 +453,17 @@ function dashboardPages(
     );
 
     const renderKeys = async (request: FastifyRequest, reply: FastifyReply, person: Person, error?: string, status = 200) => {
+      // The period rolled first, so a key's use shown is this period's.
+      const account = await accounts.ensureCurrentPeriod(person.account);
       const keys = await store.listKeys(person.account.id);
+      const used = new Map(keys.map((k) => [k.id, keyUse(k, account)]));
       const grants = await services.oauth.grants(person.account.id);
       // A reload or Back re-posts the create-key form: each form carries a token that creates one key.
       const formToken = randomBase62(16);
       request.session.keyForms = [...(request.session.keyForms ?? []), formToken].slice(-KEY_FORMS_KEPT);
       return sendPage(
         reply,
-        keysPage({ keys, grants, base: publicBase(config, request), formToken }, { ...common(request, reply, person), ...(error ? { error } : {}) }),
+        keysPage({ keys, keyUse: used, grants, base: publicBase(config, request), formToken }, { ...common(request, reply, person), ...(error ? { error } : {}) }),
         status,
       );
     };
@@ -483,6 +479,9 @@ function dashboardPages(
         if (name === "" || [...name].length > KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) {
           return renderKeys(request, reply, person, `Give the key a name of 1 to ${KEY_NAME_MAX} characters, on one line.`, 400);
         }
+        // Optional: empty (or absent) is no limit.
+        const limit = parseKeyLimit(field(request.body, "limit") ?? "");
+        if (limit === undefined) return renderKeys(request, reply, person, LIMIT_HELP, 400);
         const formToken = field(request.body, "once");
         const issued = request.session.keyForms ?? [];
         if (formToken === undefined || !issued.includes(formToken)) {
@@ -495,7 +494,7 @@ function dashboardPages(
           );
         }
         request.session.keyForms = issued.filter((t) => t !== formToken);
-        const { key, row } = await accounts.createKey(person.account.id, name);
+        const { key, row } = await accounts.createKey(person.account.id, name, limit);
         // The plaintext is in this answer only: never stored, never logged, never in a redirect.
         return sendPage(reply, keyCreatedPage({ key, row, base: publicBase(config, request) }, common(request, reply, person)));
       }),
@@ -510,6 +509,22 @@ function dashboardPages(
         if (!owned) throw new ApiError("not_found", "Your account has no such key.");
         await store.revokeKey(id, Date.now());
         return reply.redirect("/dashboard/keys?notice=revoked", 303);
+      }),
+    );
+
+    pages.post<{ Params: { id: string } }>(
+      "/keys/:id/limit",
+      csrf,
+      action(async (request, reply, person) => {
+        const { id } = request.params as { id: string };
+        // Only the account's own keys (another account's key is "no such key", as for a revocation).
+        const owned = (await store.listKeys(person.account.id)).some((k) => k.id === id);
+        if (!owned) throw new ApiError("not_found", "Your account has no such key.");
+        const text = field(request.body, "limit");
+        const limit = text === undefined ? undefined : parseKeyLimit(text);
+        if (limit === undefined) return renderKeys(request, reply, person, LIMIT_HELP, 400);
+        await accounts.setKeyLimit(id, limit, person.account.id);
+        return reply.redirect("/dashboard/keys?notice=limit", 303);
       }),
     );
 
@@ -611,6 +626,7 @@ function dashboardPages(
             {
               requestId: waiting.id,
               clientName: waiting.clientName,
+              ...(typeof waiting.clientHost === "string" ? { clientHost: waiting.clientHost } : {}),
               redirectHost: target.protocol === "http:" || target.protocol === "https:" ? target.host : target.protocol,
               accountName: person.account.name,
               email: person.login.email,
@@ -655,7 +671,7 @@ async function authorizeEndpoint(scope: FastifyInstance, services: Services, htt
     const base = publicBase(services.config, request);
     let client: Awaited<ReturnType<typeof services.oauth.checkClient>>;
     try {
-      client = await services.oauth.checkClient(params);
+      client = await services.oauth.checkClient(params, () => countRegistration(services, request, reply));
     } catch (error) {
       if (!(error instanceof OAuthError)) throw error;
       return sendPage(reply, messagePage({ title: "This connection request is not valid", message: `${error.message} (${error.errorCode})` }), 400);

@@ -5,6 +5,7 @@
  */
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { unloggedWarning, warningOf } from "../upstream/faults.ts";
 import { ApiError, ClientGone } from "../errors.ts";
 import { closeAfterLatest, latestResponse, pendingLatest, requestIdOf } from "./connections.ts";
 import { BODY_HINT } from "./json-body.ts";
@@ -113,6 +114,12 @@ export function noRoute(request: FastifyRequest): ApiError {
  */
 export function logFailure(log: Pick<FastifyRequest["log"], "error" | "warn">, api: ApiError, extra: Record<string, unknown> = {}): void {
   if (api.status < 500 || api.code === "capability_unavailable") return;
+  // A provider's drift or challenge found after the client answered (a mapper checking the HTML or XML
+  // it parsed) is logged as the client logs its own: once, with the provider and pointer.
+  const warned = unloggedWarning(api);
+  if (warned !== undefined) {
+    log.warn({ provider: warned.provider, fault: warned.fault, ...(warned.pointer === undefined ? {} : { pointer: warned.pointer }), ...extra }, warningOf(warned.fault));
+  }
   if (api.code === "provider_error" || api.code === "provider_timeout" || api.code === "sharpen_no_reviewer") {
     const cause = api.cause instanceof Error ? api.cause.message : undefined;
     log.warn({ code: api.code, ...extra, ...(cause === undefined ? {} : { cause }) }, api.message);

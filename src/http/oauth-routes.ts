@@ -54,6 +54,19 @@ function params(body: unknown): Record<string, unknown> {
   return body;
 }
 
+/**
+ * One client registration from this address, or one fetch of a client's metadata document (anyone can
+ * name a URL for Quarry to fetch, so fetches share the registrations' budget):
+ * OAUTH_REGISTRATIONS_PER_HOUR per address, else 429 in OAuth's error format.
+ */
+export async function countRegistration(services: Services, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const limit = await services.limiter.hit(await services.limitName(`oauth-register:${request.ip}`), services.config.oauth.registrationsPerHour, HOUR_MS);
+  if (!limit.allowed) {
+    reply.header("retry-after", String(Math.max(1, Math.ceil(limit.resetMs / 1000))));
+    throw new TooManyRequestsError(`Over ${limit.limit} client registrations or client metadata fetches an hour from this address.`);
+  }
+}
+
 export function registerOAuthRoutes(app: FastifyInstance, services: Services): void {
   const { oauth, config } = services;
   app.register(async (scope) => {
@@ -80,21 +93,15 @@ export function registerOAuthRoutes(app: FastifyInstance, services: Services): v
     );
 
     scope.post("/oauth/register", async (request, reply) => {
-      const limit = await services.limiter.hit(
-        await services.limitName(`oauth-register:${request.ip}`),
-        config.oauth.registrationsPerHour,
-        HOUR_MS,
-      );
-      if (!limit.allowed) {
-        reply.header("retry-after", String(Math.max(1, Math.ceil(limit.resetMs / 1000))));
-        throw new TooManyRequestsError(`Over ${limit.limit} client registrations an hour from this address.`);
-      }
+      await countRegistration(services, request, reply);
       const client = await oauth.register(request.body);
       return reply.code(201).header("cache-control", "no-store").send(client);
     });
 
     scope.post("/oauth/token", async (request, reply) => {
-      const tokens = await oauth.token(params(request.body), request.headers.authorization, publicBase(config, request));
+      const tokens = await oauth.token(params(request.body), request.headers.authorization, publicBase(config, request), () =>
+        countRegistration(services, request, reply),
+      );
       return reply.header("cache-control", "no-store").header("pragma", "no-cache").send(tokens);
     });
 

@@ -379,6 +379,23 @@ export function buildOpenApi(registry: Registry): Json {
     },
   };
   Object.assign(paths, oauthPaths(), dashboardPaths());
+  // Headers every execute takes besides its key (the spec's body is unchanged by either).
+  const EXECUTE_HEADERS = [
+    {
+      name: "Quarry-Dry-Run",
+      in: "header",
+      required: false,
+      description: "`1`: check the body and answer what an execute of it would reserve (DryRunResponse); nothing is run, held or charged.",
+      schema: { type: "string", enum: ["1"] },
+    },
+    {
+      name: "Cache-Control",
+      in: "header",
+      required: false,
+      description: "`no-cache`: ask the provider afresh instead of answering from Quarry's cache of an identical provider request (billed as usual).",
+      schema: { type: "string" },
+    },
+  ];
   for (const cap of Object.values(registry)) {
     paths[`/v1/capabilities/${cap.id}/execute`] = {
       post: {
@@ -387,6 +404,7 @@ export function buildOpenApi(registry: Registry): Json {
         description: cap.description,
         tags: [cap.topic],
         security: [{ bearer: [] }],
+        parameters: EXECUTE_HEADERS,
         requestBody: {
           required: true,
           content: {
@@ -399,11 +417,14 @@ export function buildOpenApi(registry: Registry): Json {
         },
         responses: {
           "200": {
-            description: `ExecuteResponse whose results are ${recordComponent(cap.id)}`,
+            description: `ExecuteResponse whose results are ${recordComponent(cap.id)}; with \`Quarry-Dry-Run: 1\`, a DryRunResponse`,
             content: {
               "application/json": {
                 schema: {
-                  allOf: [ref("ExecuteResponse"), { properties: { results: { type: "array", items: ref(recordComponent(cap.id)) } } }],
+                  oneOf: [
+                    { allOf: [ref("ExecuteResponse"), { properties: { results: { type: "array", items: ref(recordComponent(cap.id)) } } }] },
+                    ref("DryRunResponse"),
+                  ],
                 },
               },
             },

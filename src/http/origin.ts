@@ -9,8 +9,11 @@ import type { CallOrigin } from "../errors.ts";
  */
 export function originOf(request: FastifyRequest): CallOrigin {
   const socket = request.raw.socket;
+  const cacheControl = request.headers["cache-control"];
   return {
     requestId: String(request.id),
     clientGone: () => socket.destroyed === true || socket.writable === false,
+    // `Cache-Control: no-cache` (or no-store): a fresh answer from the provider, billed as usual.
+    ...(typeof cacheControl === "string" && /\bno-(?:cache|store)\b/i.test(cacheControl) ? { fresh: true } : {}),
   };
 }

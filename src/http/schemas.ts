@@ -151,6 +151,21 @@ export const AccountResponse = Type.Object({
   sharpen_tier: Tier(PLAN_TIER),
   sharpen_stage: Type.Optional(Stage(SERVED_STAGE)),
   enabled_capabilities: Type.Array(Type.String()),
+  key_budget: Type.Optional(
+    Type.Object(
+      {
+        limit: Type.Integer({ minimum: 0, description: "Credits the key may spend per billing period." }),
+        used: Type.Integer({ minimum: 0, description: "Credits the key has spent this period." }),
+        period_end: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+          description: "When the key's use starts again from 0 (the account's period end); null on a plan granted once.",
+        }),
+      },
+      {
+        description:
+          "Only when the caller is an API key with its own credit limit: a call that would take the key past it is refused 402 credits_exhausted, whatever the account's balance. Not sent otherwise (an OAuth token has no key limit).",
+      },
+    ),
+  ),
 });
 
 export const SharpenResponse = Type.Object({
@@ -165,6 +180,24 @@ export const SharpenResponse = Type.Object({
   charged_credits: Type.Integer({ minimum: 0 }),
   balance: ref("Balance"),
 });
+
+/** `POST /v1/capabilities/{id}/execute` with `Quarry-Dry-Run: 1`: what the body would reserve (SearchService.dryRun). */
+export const DryRunResponse = Type.Object(
+  {
+    dry_run: Type.Literal(true),
+    capability: Type.String(),
+    reserved_credits: Type.Integer({ minimum: 0, description: "What an execute of this body would hold: the most it can cost." }),
+    typical_credits: Type.Integer({ minimum: 0 }),
+    cost_basis: Type.String(),
+    fits: Type.Boolean({ description: "Whether the reservation fits the free credits now, and the calling key's own limit if it has one (for a free call: whether any are left)." }),
+    balance: ref("Balance"),
+    key_budget: Type.Optional(
+      Type.Object({ limit: Type.Integer({ minimum: 0 }), used: Type.Integer({ minimum: 0 }), period_end: Type.Union([Type.String(), Type.Null()]) }, { description: "The calling key's own limit and use this period (a key with a limit only)." }),
+    ),
+    notes: Type.Array(Type.String()),
+  },
+  { description: "Nothing was run, held or charged; no provider was called." },
+);
 
 export const Health = Type.Object({
   status: Type.String(),
@@ -185,5 +218,6 @@ export const COMPONENTS: Record<string, TSchema> = {
   CapabilityInspectResponse,
   AccountResponse,
   SharpenResponse,
+  DryRunResponse,
   Health,
 };

@@ -12,8 +12,11 @@ export function registerV1Routes(app: FastifyInstance, services: Services, auth:
     services.catalog.inspect(request.params.id),
   );
 
+  // `Quarry-Dry-Run: 1`: the reservation the body would make, nothing run or charged (docs/architecture.md, "Credits").
   app.post<{ Params: { id: string } }>("/v1/capabilities/:id/execute", { onRequest: auth }, async (request) =>
-    services.search.execute(request.caller!, request.params.id, request.body, originOf(request)),
+    request.headers["quarry-dry-run"] === "1"
+      ? services.search.dryRun(request.caller!, request.params.id, request.body)
+      : services.search.execute(request.caller!, request.params.id, request.body, originOf(request)),
   );
 
   app.post("/v1/follow-up", { onRequest: auth }, async (request) =>

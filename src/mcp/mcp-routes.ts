@@ -30,6 +30,7 @@ import { originOf } from "../http/origin.ts";
 import { dropPrototypeKeys, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { DEMO_NOTE } from "../catalog/catalog-service.ts";
 import { isObject } from "../validation.ts";
+import { ProgressReporter, progressTokenOf, wantsProgress } from "./progress.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
 
 /**
@@ -161,6 +162,9 @@ function parseMessage(raw: Buffer | undefined): { message: unknown; refused: Map
  */
 const LOOSE_CALL_TOOL_REQUEST = RequestSchema.extend({ method: CallToolRequestSchema.shape.method });
 
+/** A tools/call `_meta` key asking for a fresh answer (not from Quarry's answer cache). */
+export const FRESH_META = "quarry/fresh";
+
 const GUIDE_URI = "quarry://guide";
 const INSPECT_URI = "quarry://capabilities/";
 
@@ -215,7 +219,17 @@ function createServer(
     if (refused) return toolError(refused.toEnvelope(requestId));
     // The Server checked the request against CallToolRequestSchema before calling this.
     const { params } = call as CallToolRequest;
-    return callTool(services, { caller, origin, log: request.log }, params.name, params.arguments);
+    const token = progressTokenOf(extra._meta);
+    // `_meta: {"quarry/fresh": true}`: the MCP twin of REST's Cache-Control: no-cache (Quarry's answer cache not read).
+    const callOrigin = isObject(extra._meta) && extra._meta[FRESH_META] === true ? { ...origin, fresh: true } : origin;
+    if (token === undefined) return callTool(services, { caller, origin: callOrigin, log: request.log }, params.name, params.arguments);
+    // A followed call (progress.ts): its steps become notifications/progress on this request's stream.
+    const reporter = new ProgressReporter(token, (n) => extra.sendNotification(n));
+    try {
+      return await callTool(services, { caller, origin: { ...callOrigin, progress: reporter.step }, log: request.log }, params.name, params.arguments);
+    } finally {
+      reporter.stop();
+    }
   });
   return server;
 }
@@ -289,7 +303,8 @@ async function handle(
   const server = createServer(services, request, caller, refused);
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
-    enableJsonResponse: true,
+    // One JSON body, unless a tools/call asked for progress: then an event stream (progress.ts).
+    enableJsonResponse: !wantsProgress(message),
   });
   // A client gone before its answer: close the pair, which aborts the SDK's in-flight handlers. After
   // an answer written in full there is nothing to stop (no stream, timer or session in stateless JSON

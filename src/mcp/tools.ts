@@ -14,6 +14,7 @@ import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
 import { didYouMean } from "../suggest.ts";
 import { validate } from "../validation.ts";
+import { fitResult } from "./fit.ts";
 
 export interface ToolContext {
   caller: Caller;
@@ -39,7 +40,19 @@ interface ToolDef {
 const NoArgs = Type.Object({}, { additionalProperties: false });
 
 const InspectArgs = Type.Object(
-  { id: Type.String({ minLength: 1, description: "A capability id from discover, e.g. `music.search`." }) },
+  {
+    id: Type.String({ minLength: 1, description: "A capability id from discover, e.g. `music.search`." }),
+    params: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            "Optional: an execute body to price without running it. The answer then adds `dry_run` with the credits execute would reserve (its most) and whether they fit the balance; nothing is run or charged.",
+        },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -107,10 +120,18 @@ const TOOL_DEFS: ToolDef[] = [
       title: "Inspect a capability",
       description:
         "One capability's request schema (the `params` of execute), follow-up and record actions, examples " +
-        "and cost. Read it before the first execute of a capability. Free.",
+        "and cost. Read it before the first execute of a capability. With `params`, also what that execute would " +
+        "reserve (its most credits), without running it. Free.",
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (services, _ctx, args) => services.catalog.inspect(args.id as string),
+    async (services, ctx, args) => {
+      const inspected = services.catalog.inspect(args.id as string);
+      if (args.params === undefined) return inspected;
+      const dryRun = await services.search.dryRun(ctx.caller, args.id as string, args.params).catch((err) => {
+        throw underParams(err);
+      });
+      return { ...inspected, dry_run: dryRun };
+    },
   ),
   define(
     "execute",
@@ -233,7 +254,7 @@ export async function callTool(
       const violations = validate(def.schema, body);
       if (violations.length > 0) throw invalidRequest(violations);
     }
-    return toolResult(await def.run(services, ctx, body));
+    return toolResult(fitResult(await def.run(services, ctx, body), services.config.mcp.maxResultChars));
   } catch (err) {
     if (err instanceof ClientGone) {
       // Nobody will read the result: logged, and answered only so the transport can finish.

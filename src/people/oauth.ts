@@ -1,7 +1,8 @@
 /**
  * Quarry as the OAuth 2.1 authorization server of its own resources (/mcp and the /v1 API), as the
  * MCP authorization specification has MCP hosts expect: protected resource metadata (RFC 9728),
- * authorization server metadata (RFC 8414), dynamic client registration (RFC 7591), the
+ * authorization server metadata (RFC 8414), dynamic client registration (RFC 7591) and clients known
+ * by their Client ID Metadata Document (an https URL as client_id: client-metadata.ts), the
  * authorization code grant with PKCE S256 only (RFC 7636), rotating refresh tokens, revocation
  * (RFC 7009) and resource indicators (RFC 8707). Consent is given in the dashboard by a signed-in
  * person (src/dashboard/routes.ts); a token then acts for that person's account like an API key.
@@ -42,6 +43,7 @@ import type { Config } from "../config.ts";
 import { type IdGenerator, randomBase62 } from "../ids.ts";
 import type { OAuthClientRow, OAuthGrantRow, OAuthTokenRow, Store } from "../store/types.ts";
 import { isObject, validate } from "../validation.ts";
+import { type ClientMetadataDocuments, isDocumentClientId } from "./client-metadata.ts";
 import { ClientRegistrationSchema } from "./oauth-schemas.ts";
 
 export { OAuthError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
@@ -73,6 +75,8 @@ export interface PendingAuthorization {
   id: string;
   clientId: string;
   clientName: string;
+  /** The host serving the client's metadata document (a client whose client_id is its URL), shown with its name. */
+  clientHost?: string;
   redirectUri: string;
   codeChallenge: string;
   state?: string;
@@ -157,10 +161,11 @@ export class OAuthService {
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly documents: ClientMetadataDocuments,
   ) {}
 
   /** RFC 8414 authorization server metadata. */
-  metadata(base: string): OAuthMetadata & { authorization_response_iss_parameter_supported: boolean } {
+  metadata(base: string): OAuthMetadata & { authorization_response_iss_parameter_supported: boolean; client_id_metadata_document_supported: boolean } {
     const e = endpoints(base);
     return {
       issuer: e.issuer,
@@ -177,6 +182,8 @@ export class OAuthService {
       scopes_supported: [SCOPE],
       service_documentation: `${base}/v1/openapi.public.json`,
       authorization_response_iss_parameter_supported: true,
+      // An https URL as client_id names the client's metadata document (client-metadata.ts).
+      client_id_metadata_document_supported: true,
     };
   }
 
@@ -190,6 +197,11 @@ export class OAuthService {
       resource_name: "Quarry",
       resource_documentation: `${base}/v1/openapi.public.json`,
     };
+  }
+
+  /** Close what the service opened (connections fetching client metadata documents). */
+  close(): Promise<void> {
+    return this.documents.close();
   }
 
   // Registration (RFC 7591)
@@ -239,7 +251,18 @@ export class OAuthService {
     return secret === undefined ? registered : { ...registered, client_secret: secret, client_secret_expires_at: 0 };
   }
 
-  private async client(id: string): Promise<{ row: OAuthClientRow; info: OAuthClientInformationFull } | null> {
+  /**
+   * A registered client, or a client known by its metadata document: fetched (or from the cache),
+   * checked, and saved under its URL so codes and grants can name it (a changed document replaces
+   * what was saved). A document that cannot be used is InvalidClientError saying why.
+   */
+  private async client(id: string, beforeFetch?: () => Promise<void>): Promise<{ row: OAuthClientRow; info: OAuthClientInformationFull } | null> {
+    if (isDocumentClientId(id)) {
+      const document = await this.documents.resolve(id, beforeFetch);
+      const row: OAuthClientRow = { id, secretHash: null, metadata: JSON.parse(JSON.stringify(document)) as JsonObject, createdAt: this.clock.now() };
+      await this.store.createOAuthClient(row);
+      return { row, info: document as unknown as OAuthClientInformationFull };
+    }
     const row = await this.store.getOAuthClient(id);
     return row ? { row, info: row.metadata as unknown as OAuthClientInformationFull } : null;
   }
@@ -249,10 +272,11 @@ export class OAuthService {
   /**
    * The first step of an authorization request: the client and where to answer. Its errors are shown
    * to the person, never sent to a redirect URI that is not known to be the client's (RFC 6749 §4.1.2.1).
+   * `beforeFetch` runs when a client metadata document is about to be fetched (the caller's budget).
    */
-  async checkClient(params: Params): Promise<{ info: OAuthClientInformationFull; redirectUri: string }> {
+  async checkClient(params: Params, beforeFetch?: () => Promise<void>): Promise<{ info: OAuthClientInformationFull; redirectUri: string }> {
     const clientId = required(params, "client_id");
-    const found = await this.client(clientId);
+    const found = await this.client(clientId, beforeFetch);
     if (!found) throw new InvalidClientError("This app is not registered with this Quarry (unknown client_id).");
     const registered = found.info.redirect_uris;
     const sent = param(params, "redirect_uri");
@@ -281,6 +305,7 @@ export class OAuthService {
       id: randomBase62(22),
       clientId: client.info.client_id,
       clientName: client.info.client_name ?? "An unnamed app",
+      ...(isDocumentClientId(client.info.client_id) ? { clientHost: new URL(client.info.client_id).host } : {}),
       redirectUri: client.redirectUri,
       codeChallenge: challenge,
       ...(state === undefined ? {} : { state }),
@@ -347,7 +372,7 @@ export class OAuthService {
    * The client a token or revocation request comes from (RFC 6749 §2.3.1): HTTP Basic, or client_id
    * (and client_secret) in the form. A client registered with a secret must present it.
    */
-  async authenticateClient(params: Params, authorization: string | undefined): Promise<OAuthClientRow> {
+  async authenticateClient(params: Params, authorization: string | undefined, beforeFetch?: () => Promise<void>): Promise<OAuthClientRow> {
     let id = param(params, "client_id");
     let secret = param(params, "client_secret");
     if (authorization !== undefined && /^basic /i.test(authorization)) {
@@ -362,7 +387,7 @@ export class OAuthService {
       }
     }
     if (id === undefined || id === "") throw new InvalidClientError("Client authentication is required (client_id).");
-    const found = await this.store.getOAuthClient(id);
+    const found = (await this.client(id, beforeFetch))?.row;
     if (!found) throw new InvalidClientError("Unknown client_id.");
     if (found.secretHash !== null) {
       if (secret === undefined || secret === "") throw new InvalidClientError("This client must authenticate with its client_secret.");
@@ -372,8 +397,8 @@ export class OAuthService {
     return found;
   }
 
-  async token(params: Params, authorization: string | undefined, base: string): Promise<OAuthTokens> {
-    const client = await this.authenticateClient(params, authorization);
+  async token(params: Params, authorization: string | undefined, base: string, beforeFetch?: () => Promise<void>): Promise<OAuthTokens> {
+    const client = await this.authenticateClient(params, authorization, beforeFetch);
     const grantType = required(params, "grant_type");
     if (grantType === "authorization_code") return this.exchangeCode(params, client, base);
     if (grantType === "refresh_token") return this.refresh(params, client, base);

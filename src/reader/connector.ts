@@ -54,11 +54,13 @@ export interface GuardedAgentOptions {
   resolver: Resolver;
   /** Connect timeout, ms. */
   connectTimeoutMs?: number;
+  /** Certificate authorities to trust instead of Node's (tests serving https on loopback). */
+  ca?: string;
 }
 
 /** An undici Agent that connects only to addresses `policy` allows. */
 export function guardedAgent(options: GuardedAgentOptions): Agent {
-  const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
+  const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, ...(options.ca === undefined ? {} : { ca: options.ca }) });
   const connect: buildConnector.connector = (opts, callback) => {
     const hostname = opts.hostname.startsWith("[") ? opts.hostname.slice(1, -1) : opts.hostname;
     resolveChecked(hostname, options.policy, options.resolver).then(

@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startReplay, type ReplayServer } from "../replay/replay-server.ts";
 import { type Harness, startHarness } from "../../test/helpers/harness.ts";
-import { jinaPage, jinaRequest } from "./jina.ts";
+import { checkShape, ProviderDrift } from "../upstream/response-check.ts";
+import { jinaAnswer, jinaPage, jinaRefusal, jinaRequest } from "./jina.ts";
 
 let replay: ReplayServer;
 let h: Harness;
@@ -94,7 +95,9 @@ test("mappers: the request's breaker key is the target host; Jina's error bodies
   assert.equal(req.path, "/https://news.example.org/a?b=1");
   assert.equal(req.breakerKey, "jina:news.example.org");
   assert.deepEqual(req.headers, { "x-return-format": "markdown" });
-  assert.throws(() => jinaPage(422, { code: 422, name: "AssertionFailureError", readableMessage: "Failed to goto https://x.example/" }), /Jina Reader could not read the page: Failed to goto/);
-  assert.throws(() => jinaPage(401, { code: 401, message: "Invalid API key" }), /refused this deployment's account/);
-  assert.deepEqual(jinaPage(200, { code: 200, data: { title: " T ", url: "https://x.example/", content: " body " } }), { url: "https://x.example/", title: "T", content: "body" });
+  assert.match(String(jinaRefusal({ code: 422, name: "AssertionFailureError", readableMessage: "Failed to goto https://x.example/" }, 422)?.message), /Jina Reader could not read the page: Failed to goto/);
+  assert.match(String(jinaRefusal({ code: 401, message: "Invalid API key" }, 401)?.message), /refused this deployment's account/);
+  assert.equal(jinaRefusal({ code: 200, data: {} }, 200), undefined);
+  assert.deepEqual(jinaPage({ data: { title: " T ", url: "https://x.example/", content: " body " } }), { url: "https://x.example/", title: "T", content: "body" });
+  assert.throws(() => checkShape("jina", jinaAnswer, { code: 200, data: { text: "renamed" } }), (err: unknown) => err instanceof ProviderDrift && err.pointer === "/data/content");
 });

@@ -5,22 +5,51 @@
  * failures counted per target host (`breakerKey`), so one broken or slow site never pauses Jina
  * for other callers' sites.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../errors.ts";
-import type { UpstreamRequest } from "../upstream/types.ts";
+import type { ProviderProbe } from "../upstream/probe.ts";
+import { nullish } from "../upstream/response-check.ts";
+import type { JsonRequest } from "../upstream/types.ts";
 import { num, obj, str } from "../capabilities/shared/read.ts";
 import type { ReadFormat } from "./extract.ts";
 
-/** Statuses Jina answers with its own error body: read, not retried as failures. */
-const JINA_ANSWERS = [400, 401, 402, 403, 422, 451];
+/** What the mapper reads of a Jina answer: the page's content, and its URL and title when Jina gives them. */
+export const jinaAnswer = Type.Object({
+  data: Type.Object({ content: Type.String(), url: nullish(Type.String()), title: nullish(Type.String()) }),
+});
 
-export function jinaRequest(url: URL, format: ReadFormat): UpstreamRequest {
+/**
+ * Jina's own error answers (its statuses 400-451 carry a body with `code`, `message`,
+ * `readableMessage`), and a 200 whose `code` says the page failed: the error to answer.
+ */
+export function jinaRefusal(body: unknown, status: number): ApiError | undefined {
+  const root = obj(body);
+  if (status === 401 || status === 402 || status === 403) {
+    return new ApiError("provider_error", "Jina Reader refused this deployment's account (its key or balance); nothing was charged.", {
+      retryable: false,
+      hint: "Retrying will not help until the operator fixes the deployment's Jina account; the cause is in its log.",
+      cause: new Error(`Jina Reader (HTTP ${status}): ${str(root?.message) ?? "no message"}`),
+    });
+  }
+  const code = num(root?.code);
+  if (status !== 200 || (code !== undefined && code !== 200)) {
+    const message = str(root?.readableMessage) ?? str(root?.message) ?? `HTTP ${status}`;
+    return new ApiError("provider_error", `Jina Reader could not read the page: ${message}`, {
+      hint: "The page failed to load at Jina Reader; nothing was charged.",
+    });
+  }
+  return undefined;
+}
+
+export function jinaRequest(url: URL, format: ReadFormat): JsonRequest<typeof jinaAnswer> {
   return {
     provider: "jina",
     method: "GET",
     path: `/${url.href}`,
     headers: { "x-return-format": format === "text" ? "text" : "markdown" },
-    acceptStatus: JINA_ANSWERS,
     breakerKey: `jina:${url.hostname}`,
+    refusal: jinaRefusal,
+    response: jinaAnswer,
   };
 }
 
@@ -30,26 +59,17 @@ export interface JinaPage {
   content: string;
 }
 
-/** A Jina answer → the page, or the error it reports. */
-export function jinaPage(status: number, body: unknown): JinaPage {
-  const root = obj(body);
-  if (root === undefined) throw new ApiError("provider_error", `Jina Reader answered HTTP ${status} with a non-object body.`);
-  if (status === 401 || status === 402 || status === 403) {
-    throw new ApiError("provider_error", "Jina Reader refused this deployment's account (its key or balance); nothing was charged.", {
-      hint: "Retrying will not help until the operator fixes the deployment's Jina account; the cause is in its log.",
-      cause: new Error(`Jina Reader (HTTP ${status}): ${str(root.message) ?? "no message"}`),
-    });
-  }
-  const data = obj(root.data);
-  const code = num(root.code);
-  if (status !== 200 || (code !== undefined && code !== 200) || data === undefined) {
-    const message = str(root.readableMessage) ?? str(root.message) ?? `HTTP ${status}`;
-    throw new ApiError("provider_error", `Jina Reader could not read the page: ${message}`, {
-      hint: "The page failed to load at Jina Reader; nothing was charged.",
-    });
-  }
-  const content = typeof data.content === "string" ? data.content.trim() : "";
+/** A checked Jina answer → the page. */
+export function jinaPage(body: Static<typeof jinaAnswer>): JinaPage {
+  const { data } = body;
   const url = str(data.url);
   const title = str(data.title);
-  return { ...(url === undefined ? {} : { url }), ...(title === undefined ? {} : { title }), content };
+  return { ...(url === undefined ? {} : { url }), ...(title === undefined ? {} : { title }), content: data.content.trim() };
 }
+
+/** The live check's probe: a small page read by Jina (billed by Jina like any read). */
+export const jinaProbe: ProviderProbe = {
+  provider: "jina",
+  what: "one small page (example.com)",
+  request: jinaRequest(new URL("https://example.com/"), "text"),
+};

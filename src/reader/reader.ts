@@ -108,10 +108,12 @@ async function readLocally(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk,
     signal,
     ...(s.replayBase === undefined ? {} : { replayBase: s.replayBase }),
   });
+  ctx.progress?.(`page fetched (${page.bytes.byteLength} bytes from ${new URL(page.url).host})`);
   const out = await runExtraction(
     { kind: page.kind, bytes: page.bytes, ...(page.charset === undefined ? {} : { charset: page.charset }), url: page.url, format: ask.format, maxChars: ask.maxChars },
     signal,
   );
+  ctx.progress?.("content extracted");
   const notes: string[] = [];
   if (s.replayBase !== undefined) notes.push(replayNote(page));
   if (page.cut) notes.push(`The page is larger than the ${s.maxBytes} bytes the reader reads; its first ${s.maxBytes} bytes were read.`);
@@ -139,8 +141,8 @@ async function readWithJina(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk
   // resolves it, so a self-hosted Jina inside the operator's network needs its own egress filtering
   // (docs/providers.md, "The reader").
   const url = checkUrl(ask.url, ctx.settings.policy);
-  const response = await ctx.upstream.send<unknown>(jinaRequest(url, ask.format), signal);
-  const page = jinaPage(response.status, response.body);
+  const response = await ctx.upstream.send(jinaRequest(url, ask.format), signal);
+  const page = jinaPage(response.body);
   const { content, chars, truncated } = cutChars(page.content, ask.maxChars);
   return {
     url: page.url ?? url.href,

@@ -25,7 +25,7 @@ export const FOLDER_PREFIX_OVERRIDES: Readonly<Record<string, string>> = {
 };
 
 /** Query params never required to match: recordings carry placeholder keys, clients send real ones. */
-export const IGNORED_QUERY_PARAMS: ReadonlySet<string> = new Set(["api_key"]);
+export const IGNORED_QUERY_PARAMS: ReadonlySet<string> = new Set(["api_key", "apikey"]);
 
 /** The URL prefix (provider id, without slashes) a fixture folder is served under. */
 export function prefixForFolder(folder: string): string {
@@ -58,6 +58,8 @@ export interface FixtureEntry {
   standInPath: boolean;
   status: number;
   contentType: string;
+  /** Other response headers the recording answers with (a redirect's `location`). */
+  headers?: Readonly<Record<string, string>>;
   body: Buffer;
   /** Set when the path is matched by pattern rather than exactly. */
   pathPattern?: RegExp;
@@ -131,6 +133,8 @@ interface RawEntry {
   match_path_regex?: string;
   status: number;
   content_type?: string;
+  /** Response headers besides content-type (a redirect's `location`), as recorded. */
+  headers?: Record<string, string>;
   window?: PageWindow;
   /** The JSON body of the recorded request (POST), as recorded. */
   request_body?: unknown;
@@ -225,6 +229,7 @@ function parseRawEntry(value: unknown, where: string): RawEntry {
     match_path_regex: str("match_path_regex", true),
     status,
     content_type: str("content_type", true),
+    headers: stringRecord(o.headers, where, "headers"),
     window: parseWindow(o.window, where),
     ...(o.request_body === undefined || o.request_body === null ? {} : { request_body: o.request_body }),
     ...(o.match_body === undefined || o.match_body === null ? {} : { match_body: o.match_body }),
@@ -347,6 +352,7 @@ function buildEntry(
     standInPath: raw.stand_in === true,
     status: raw.status,
     contentType: raw.content_type ?? "application/json",
+    ...(raw.headers === undefined ? {} : { headers: raw.headers }),
     body,
     pathPattern,
   };

@@ -38,7 +38,6 @@ const DEFAULT_VALUES: Readonly<Record<string, Readonly<Record<string, readonly s
   serpapi: { window: ["1D"] },
   openmeteo: { temperature_unit: ["celsius"], wind_speed_unit: ["kmh"], precipitation_unit: ["mm"], language: ["en"] },
   ors: { instructions: ["true"], units: ["m"] },
-  patentsview: { o: ['{"size":10}', '{"size":5}', '{"size":1}'] },
 };
 
 /** The longest a named value is kept (a long filter token or JSON query is cut). */

@@ -30,6 +30,10 @@ export function replayEnvironment(replayUrl: string): Record<string, string> {
       // A provider's public test key (TheMealDB's `1`) is part of recorded paths, so keep it.
       env[provider.keyVar] = provider.defaultKey ?? DEMO_KEY;
     }
+    // A pacing the operator can set (Reddit's 6 s, twitterapi.io's 5 s) is the account's, not the
+    // replay's: off here, so the demo and tests do not wait on a recording. Pacing fixed by a
+    // provider's published rate (MusicBrainz, Nominatim, bible-api.com) stays, as it is real.
+    if (provider.intervalVar !== undefined) env[provider.intervalVar] = "0";
   }
   return { ...env, ...readerReplayEnvironment(base) };
 }

@@ -167,6 +167,35 @@ test("a window over a body without its list is refused when the index loads", (t
   assert.throws(() => loadFixtureIndex(dir), /window\.items: the body has no list at "data"/);
 });
 
+test("a recording's own headers are served (a redirect's status and Location); the replay's headers win", async (t) => {
+  const dir = tempFixtures(t, {
+    moved: {
+      index: [
+        {
+          case: "see_other",
+          method: "GET",
+          url_path: "/resource/a",
+          status: 303,
+          content_type: "text/plain",
+          headers: { location: "http://example.org/resource/b", "x-replay-case": "not this", "content-length": "99" },
+          file: "empty.txt",
+        },
+      ],
+      files: { "empty.txt": "" },
+    },
+  });
+  const replay = await start(t, { fixturesDir: dir });
+  const res = await get(replay, "/moved/resource/a");
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.location, "http://example.org/resource/b");
+  assert.equal(res.headers["x-replay-case"], "moved/see_other");
+  assert.equal(res.headers["content-length"], "0");
+  assert.throws(
+    () => loadFixtureIndex(tempFixtures(t, { bad: { index: [{ case: "x", method: "GET", url_path: "/", status: 200, headers: { location: ["a"] }, file: "x.txt" }], files: { "x.txt": "" } } })),
+    /headers\.location must be a string/,
+  );
+});
+
 test("match_query, match_path_regex, templates, specificity and first-wins ties", async (t) => {
   const dir = tempFixtures(t, {
     demo: {
@@ -293,10 +322,10 @@ test("multi-host prefix `<id>-<host>` falls back to the provider's recordings", 
   assert.ok(xml.body.equals(fixture("sec", "xbrl_instance_nflx_10q_2010q3.xml")));
 });
 
-test("POST recordings match by body subset: the recorded body wins, any other body gets the catch-all", async (t) => {
+test("POST recordings match by body subset: the recorded body wins, a different value does not match it", async (t) => {
   const replay = await start(t);
   const post = async (body: unknown) => {
-    const res = await request(`${replay.url}/patentsview/api/v1/patent/`, {
+    const res = await request(`${replay.url}/serper/search`, {
       method: "POST",
       body: JSON.stringify(body),
       headers: { "content-type": "application/json" },
@@ -304,11 +333,12 @@ test("POST recordings match by body subset: the recorded body wins, any other bo
     await res.body.arrayBuffer();
     return res.headers["x-replay-case"];
   };
-  const recorded = { q: { patent_id: "5116621" }, f: ["assignees", "patent_id"], o: { size: 1000 } };
-  assert.equal(await post(recorded), "patentsview/patent_post_single_assignees");
+  const recorded = { q: "apple inc", page: 1 };
+  assert.equal(await post(recorded), "serper/search_apple_inc");
   // Extra keys in the request do not disqualify; a different value does.
-  assert.equal(await post({ ...recorded, s: [{ patent_id: "asc" }] }), "patentsview/patent_post_single_assignees");
-  assert.equal(await post({ ...recorded, q: { patent_id: "1" } }), "patentsview/patent_post_search_and_details");
+  assert.equal(await post({ ...recorded, num: 10, gl: "us" }), "serper/search_apple_inc");
+  assert.notEqual(await post({ ...recorded, q: "apple pie" }), "serper/search_apple_inc");
+  assert.notEqual(await post({ ...recorded, page: 2 }), "serper/search_apple_inc");
 });
 
 test("every committed recording is served for its own recorded request", async (t) => {

@@ -19,7 +19,8 @@ export type Fault = (
   | { kind: "hang" }
   | { kind: "reset" }
   | { kind: "truncate" }
-  | { kind: "status"; status: 500 | 502 | 503; body?: string }
+  /** An answer of this status (a provider's 5xx, a refused key's 401 or 403…), with `body` (JSON or text) or a small JSON one. */
+  | { kind: "status"; status: number; body?: string }
   | { kind: "rate_limit"; retryAfterSeconds: number }
   | { kind: "invalid_json" }
   /** A valid JSON body of exactly `bytes` bytes, streamed; `chunked` omits content-length. */
@@ -166,6 +167,8 @@ export async function startReplay(options: ReplayOptions = {}): Promise<ReplaySe
   const headersByEntry = new Map<FixtureEntry, Record<string, string | number>>();
   for (const entry of index.entries) {
     headersByEntry.set(entry, {
+      // A recording's own headers (a redirect's `location`); the replay's own win.
+      ...entry.headers,
       "content-type": entry.contentType,
       "content-length": entry.body.length,
       "x-replay-case": entry.id,

@@ -1,4 +1,5 @@
 /** DemoRecordings: one call's watch over the replay's "not made with" header (the offline demo). */
+import { Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError, ClientGone, invalidRequest } from "../errors.ts";
@@ -19,7 +20,7 @@ function replaying(...answers: string[][]): UpstreamClient {
   };
 }
 
-const request: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works" };
+const request: UpstreamRequest = { provider: "openalex", method: "GET", path: "/works", response: Type.Unknown() };
 
 test("a call answered as recorded has no note and its failures pass unchanged", async () => {
   const demo = new DemoRecordings();

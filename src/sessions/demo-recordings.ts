@@ -24,11 +24,11 @@ export class DemoRecordings {
   /** The client, noting what each replayed answer was not recorded with. */
   watch(client: UpstreamClient): UpstreamClient {
     return {
-      send: async <T>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean) => {
-        const res = await client.send<T>(request, signal, clientGone);
+      send: (async (request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean) => {
+        const res = await client.send(request, signal, clientGone);
         for (const param of parseUnheldHeader(res.headers[UNHELD_HEADER])) this.unheld.add(param);
         return res;
-      },
+      }) as UpstreamClient["send"],
       hasKey: (provider) => client.hasKey(provider),
       close: () => client.close(),
     };

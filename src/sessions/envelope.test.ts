@@ -21,7 +21,7 @@ const cap = defineCapability({
   paging: "page",
   deadlineMs: 15_000,
   cost: { basis: "free" },
-  sources: [{ id: "one", title: "One", search: async () => ({ records: [], next: null }) }],
+  sources: [{ id: "one", title: "One", providers: [], search: async () => ({ records: [], next: null }) }],
   actions: {
     // Only records with a url can be read; only those with an id have details.
     read: { description: "r", mode: "fetched", appliesTo: (r) => typeof r.ref?.url === "string", run: async () => ({ detail: {}, links: [] }) },

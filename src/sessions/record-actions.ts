@@ -74,5 +74,6 @@ export async function recordFollowUp(
       }
     },
   );
-  return recordResponse(recordId, action, billed.result.detail, billed.result.links, false, billed.charged, billed.account);
+  // Answered wholly from Quarry's answer cache (an identical provider request within its time to live): `cached`, free.
+  return recordResponse(recordId, action, billed.result.detail, billed.result.links, billed.result.fromCache === true, billed.charged, billed.account);
 }

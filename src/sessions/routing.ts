@@ -25,6 +25,8 @@ import type { IdGenerator } from "../ids.ts";
 import { type CachedAction, type CommitOp, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
 import { whileClientWaits } from "../upstream/client.ts";
+import { type AnswerCache, CallCacheWatch } from "../upstream/answer-cache.ts";
+import { reportingSteps } from "../upstream/progress.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
@@ -43,6 +45,8 @@ export interface SearchDeps {
   /** The process's bounded cache and loaded indexes, handed to capabilities through their context. */
   cache: BoundedCache;
   indexes: Indexes;
+  /** Quarry's cache of provider answers (upstream/answer-cache.ts). */
+  answers: AnswerCache;
 }
 
 /** Where hints send a caller for the catalog, over REST and MCP alike. */
@@ -127,7 +131,12 @@ export class SessionWork {
    */
   context(cap: Capability, origin: CallOrigin, filters: readonly Filter[] = []): BaseContext & { demo?: DemoRecordings } {
     const gone = origin.clientGone;
-    let upstream = gone === undefined ? this.deps.upstream : whileClientWaits(this.deps.upstream, gone);
+    // Quarry's answer cache (upstream/answer-cache.ts), for capabilities that declare a time to live.
+    const answers = cap.cacheTtlMs > 0 && this.deps.config.answerCache.enabled ? new CallCacheWatch() : undefined;
+    let upstream = answers === undefined ? this.deps.upstream : this.deps.answers.client(this.deps.upstream, cap.cacheTtlMs, answers, origin.fresh === true);
+    if (gone !== undefined) upstream = whileClientWaits(upstream, gone);
+    // A caller following the call (an MCP progressToken) is told each provider answer as a step.
+    if (origin.progress !== undefined) upstream = reportingSteps(upstream, origin.progress);
     // The offline demo watches which recordings answered the call (demo-recordings.ts).
     const demo = this.deps.config.demo ? new DemoRecordings() : undefined;
     if (demo !== undefined) upstream = demo.watch(upstream);
@@ -142,6 +151,8 @@ export class SessionWork {
       index: (name, options, load) =>
         indexes.get(name, options, () => load({ upstream: processUpstream, signal: AbortSignal.timeout(options.loadTimeoutMs ?? 60_000) })),
       filters,
+      ...(origin.progress === undefined ? {} : { progress: origin.progress }),
+      ...(answers === undefined ? {} : { answers }),
     };
   }
 

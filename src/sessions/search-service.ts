@@ -7,7 +7,7 @@
  * serialized per session inside the instance and retried when another instance committed first.
  * Shared steps live in routing.ts, the answers in envelope.ts. See docs/architecture.md, "Session paging".
  */
-import type { Caller } from "../accounts/accounts.ts";
+import { balanceOf, type Caller } from "../accounts/accounts.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import { actionNames } from "../capabilities/types.ts";
 import { type CallOrigin, invalidRequest } from "../errors.ts";
@@ -24,6 +24,22 @@ import { update } from "./update.ts";
 
 export { assertRoom } from "./routing.ts";
 export { type ExecuteResponse, FOLLOW_UP_URL, type RecordFollowUpResponse } from "./envelope.ts";
+
+/** What a dry run answers (not spec-shaped: the spec has no dry run; docs/architecture.md, "Credits"). */
+export interface DryRunResponse {
+  dry_run: true;
+  capability: string;
+  /** The credits an execute of the body would reserve: its worst case. */
+  reserved_credits: number;
+  typical_credits: number;
+  cost_basis: string;
+  /** Whether the reservation fits the account's free credits now (a free call: whether credits are left at all). */
+  fits: boolean;
+  balance: ReturnType<typeof balanceOf>;
+  /** The calling key's own limit and use this period, when it has a limit. */
+  key_budget?: { limit: number; used: number; period_end: string | null };
+  notes: string[];
+}
 export { searchActions } from "./session-state.ts";
 
 export class SearchService {
@@ -71,6 +87,40 @@ export class SearchService {
       },
     );
     return executeResponse(cap, searchId, query, billed.result.state, billed.result.visible, billed.charged, billed.account);
+  }
+
+  /**
+   * What an execute of `body` would reserve, without running it (REST: `Quarry-Dry-Run: 1`; MCP:
+   * inspect with `params`): the same checks as execute (enabled, available, valid, this query's
+   * variant available), then the worst-case credits and whether they fit the balance now. No
+   * provider is called and nothing is charged or held.
+   */
+  async dryRun(caller: Caller, capabilityId: string, body: unknown): Promise<DryRunResponse> {
+    const work = this.work;
+    const cap = work.capability(capabilityId);
+    work.assertUsable(caller, cap);
+    const query = work.validateQuery(cap, body);
+    work.assertQueryAvailable(cap, query);
+    const credits = cap.maxCredits(query);
+    const account = await work.deps.accounts.ensureCurrentPeriod(caller.account);
+    const free = Math.max(0, account.creditsCap - account.creditsUsed - account.creditsReserved);
+    // A key with its own limit: the reservation must fit under it too (its holds are not counted here).
+    const keyBudget = credits === 0 ? null : await work.deps.accounts.keyBudget({ ...caller, account });
+    const fitsKey = keyBudget === null || credits <= keyBudget.limit - keyBudget.used;
+    return {
+      dry_run: true,
+      capability: cap.id,
+      reserved_credits: credits,
+      typical_credits: cap.typicalCredits,
+      cost_basis: cap.costBasis,
+      fits: (credits === 0 ? account.creditsUsed < account.creditsCap : credits <= free) && fitsKey,
+      balance: balanceOf(account),
+      ...(keyBudget === null ? {} : { key_budget: keyBudget }),
+      notes: [
+        "Nothing was run, held or charged. reserved_credits is what an execute of this body would hold: the most it can cost. " +
+          "It is charged what the provider's answer costs, often less (a cached identical request costs nothing).",
+      ],
+    };
   }
 
   /** Serialize follow-ups on one session inside this instance (paging state is read-modify-write). */

@@ -9,6 +9,7 @@ import type { Services, SharpenHandler } from "../services.ts";
 import type { SharpenStage, SharpenTier } from "../config.ts";
 import { ApiError, type CallOrigin, invalidRequest } from "../errors.ts";
 import { HttpUpstreamClient, whileClientWaits } from "../upstream/client.ts";
+import { reportingSteps } from "../upstream/progress.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { allowedStages, effectiveSavedStage, STAGE_TIER, sharpenBlock, tierRank } from "./entitlement.ts";
@@ -62,6 +63,11 @@ function parseBody(body: unknown): SharpenBody {
   }
   if (violations.length > 0) throw invalidRequest(violations);
   return body as unknown as SharpenBody;
+}
+
+/** The client as a followed call sees it: each reviewer's answer is a step (an MCP progressToken). */
+function followed(upstream: UpstreamClient, origin: CallOrigin): UpstreamClient {
+  return origin.progress === undefined ? upstream : reportingSteps(upstream, origin.progress);
 }
 
 function disabled(message: string, hint: string): ApiError {
@@ -145,7 +151,7 @@ export function createSharpenHandler(
       async () => {
         const outcome = await reviewDraft({
           // Reviewers not yet asked are not asked once the caller has gone.
-          upstream: origin.clientGone === undefined ? upstream : whileClientWaits(upstream, origin.clientGone),
+          upstream: followed(origin.clientGone === undefined ? upstream : whileClientWaits(upstream, origin.clientGone), origin),
           prompts,
           candidates,
           needed,

@@ -129,10 +129,22 @@ test("parseInDoubt refuses what this version did not write", () => {
     { ...good, update: { ...good.update, recordIds: [1] } },
     { ...good, update: { id: "s", recordIds: [] } },
     { ...good, storeId: 7 },
+    { ...good, keyId: 7 },
     [],
   ];
   for (const v of broken) assert.equal(parseInDoubt(JSON.stringify(v)), null, JSON.stringify(v));
   assert.equal(parseInDoubt("not json"), null);
+});
+
+test("a call charged to a key's limit keeps its key on disk; files without one read as before", async () => {
+  const journal = new InDoubtJournal(freshDir());
+  const keyed: InDoubtCall = { ...call(3), keyId: "key_budgeted" };
+  await journal.add(keyed);
+  await journal.add(call(4));
+  const { mine } = await journal.load(null, STORE);
+  assert.deepEqual(mine, [keyed, call(4)]);
+  assert.equal(mine[1]!.keyId, undefined, "no key: the undo gives back the account's credits only");
+  assert.deepEqual(parseInDoubt(JSON.stringify({ ...call(5), keyId: null })), { ...call(5), keyId: null });
 });
 
 test("a ledger id that could escape the directory is refused when writing", async () => {

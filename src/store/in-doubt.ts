@@ -28,6 +28,11 @@ export interface InDoubtCall {
   /** The account's period when the call was charged: its credits are given back only within it. */
   periodEnd: number | null;
   ledger: { id: string; requestId: string; accountId: string; credits: number };
+  /**
+   * The key whose limit the call was charged against (its use is given back too, within the same
+   * period); null or absent when its key had no limit (and in files written before keys had limits).
+   */
+  keyId?: string | null;
   /** A search the call created (deleted with its records when undone). */
   newSessionId: string | null;
   /** A follow-up's change to its session, put back when undone. */
@@ -219,5 +224,6 @@ export function parseInDoubt(text: string): InDoubtCall | null {
         "previousQuery" in update &&
         "previousState" in update));
   if (!ok || !(v.storeId === undefined || v.storeId === null || isString(v.storeId))) return null;
+  if (!(v.keyId === undefined || v.keyId === null || isString(v.keyId))) return null;
   return { ...(v as unknown as InDoubtCall), storeId: v.storeId ?? null };
 }

@@ -4,7 +4,20 @@ import { KeyCache, type KeyLookup } from "./key-cache.ts";
 
 function lookup(keyId: string, accountId: string): KeyLookup {
   return {
-    key: { id: keyId, accountId, hash: "h", hint: "qk_live_ab", name: "n", createdAt: 0, revokedAt: null, lastUsedAt: null },
+    key: {
+      id: keyId,
+      accountId,
+      hash: "h",
+      hint: "qk_live_ab",
+      name: "n",
+      createdAt: 0,
+      revokedAt: null,
+      lastUsedAt: null,
+      creditLimit: null,
+      creditsUsed: 0,
+      creditsReserved: 0,
+      usedPeriodEnd: null,
+    },
     account: {
       id: accountId,
       name: "a",

@@ -8,8 +8,10 @@
  *
  * Rules (docs/architecture.md, "Key lookups"):
  * - Entries are keyed by the SHA-256 digest, never the key itself, and live `ttlMs` (default 1 s).
- * - Writes made through this store take effect at once: revoking a key forgets it, changing an
- *   account (plan, status, cadence, cap, Sharpen stage, period) forgets that account's keys.
+ * - Writes made through this store take effect at once: revoking a key or changing its own credit
+ *   limit forgets it, changing an account (plan, status, cadence, cap, Sharpen stage, period) forgets
+ *   that account's keys. The cached key row carries its limit (KeyRow.creditLimit), so a call knows
+ *   without a query whether its key has one; its use counters are as read and are not relied on.
  * - Writes made elsewhere (the CLI in another process, another instance on PostgreSQL) take effect
  *   within `ttlMs`.
  * - Unknown keys are not cached (random keys cannot fill memory); at most `max` entries are kept.

@@ -6,26 +6,37 @@
  *
  * The bound `used + held + amount <= cap` stays exact: holds change only on this thread, `used`
  * is read from the database, and a settled call's hold is dropped only after its charge committed
- * (in between, both count: the error is on the safe side).
+ * (in between, both count: the error is on the safe side). A hold made for a key with a limit
+ * (Reservation.keyId) is counted for that key as well, with the same rule against its limit.
  */
 import type { Reservation } from "./types.ts";
 
 export class MemoryHolds {
-  private readonly byId = new Map<string, { accountId: string; amount: number; createdAt: number }>();
+  private readonly byId = new Map<string, { accountId: string; keyId: string | undefined; amount: number; createdAt: number }>();
   private readonly byAccount = new Map<string, number>();
+  /** Only keys with a limit have holds here; empty while no key has one. */
+  private readonly byKey = new Map<string, number>();
 
   held(accountId: string): number {
     return this.byAccount.get(accountId) ?? 0;
   }
 
+  /** What the calls in flight hold against a key's limit. */
+  heldForKey(keyId: string): number {
+    return this.byKey.get(keyId) ?? 0;
+  }
+
   add(reservation: Reservation): void {
     if (this.byId.has(reservation.id)) return;
+    const { keyId } = reservation;
     this.byId.set(reservation.id, {
       accountId: reservation.accountId,
+      keyId,
       amount: reservation.amount,
       createdAt: reservation.createdAt,
     });
     this.byAccount.set(reservation.accountId, this.held(reservation.accountId) + reservation.amount);
+    if (keyId !== undefined) this.byKey.set(keyId, this.heldForKey(keyId) + reservation.amount);
   }
 
   /** Drop a hold; false when it was not held (already settled or released). */
@@ -33,9 +44,8 @@ export class MemoryHolds {
     const hold = this.byId.get(reservationId);
     if (!hold) return false;
     this.byId.delete(reservationId);
-    const left = this.held(hold.accountId) - hold.amount;
-    if (left > 0) this.byAccount.set(hold.accountId, left);
-    else this.byAccount.delete(hold.accountId);
+    subtract(this.byAccount, hold.accountId, hold.amount);
+    if (hold.keyId !== undefined) subtract(this.byKey, hold.keyId, hold.amount);
     return true;
   }
 
@@ -47,4 +57,10 @@ export class MemoryHolds {
     }
     return removed;
   }
+}
+
+function subtract(totals: Map<string, number>, id: string, amount: number): void {
+  const left = (totals.get(id) ?? 0) - amount;
+  if (left > 0) totals.set(id, left);
+  else totals.delete(id);
 }

@@ -21,11 +21,13 @@ import {
 import {
   bound,
   decodeJsonParsed,
+  KEY_JOIN_COLUMNS,
   LEDGER_COLUMNS,
   ledgerValues,
   loadMigrations,
   refuseNewerSchema,
   num,
+  numOrNull,
   RECORD_COLUMNS,
   type Raw,
   toAccount,
@@ -39,6 +41,7 @@ import type {
   Committed,
   CommitOp,
   DailyUsage,
+  KeyBudget,
   KeyRow,
   LedgerEntry,
   LoginRow,
@@ -48,6 +51,7 @@ import type {
   OAuthTokenRow,
   WebSessionRow,
   NewAccount,
+  NewKey,
   RecordRow,
   Reservation,
   SessionRow,
@@ -179,6 +183,7 @@ function inDoubt(
       accountId: ledger.accountId,
       credits: ledger.credits,
     },
+    ...(op.reservation?.keyId === undefined ? {} : { keyId: op.reservation.keyId }),
     newSessionId: newSession?.session.id ?? null,
     update: sessionUpdate?.previous
       ? {
@@ -235,6 +240,54 @@ const DB_NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 const RELEASE = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount)
   UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
   FROM gone g WHERE a.id = g.account_id RETURNING a.*`;
+
+/**
+ * RELEASE for a reservation that may hold against a key's limit too (its key_id): the key's hold is
+ * given back in the same statement. Locks in the fixed order reservation, account, key: the key's
+ * UPDATE reads the account's (from `acct`), so it runs only once the account's row is locked.
+ * Used where a hold may or may not have a key (release, the sweeper); a billed call whose key has
+ * no limit settles with RELEASE.
+ */
+const RELEASE_KEYED = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING account_id, amount, key_id),
+  acct AS (UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
+    FROM gone g WHERE a.id = g.account_id RETURNING a.*, g.key_id AS r_key_id, g.amount AS r_amount),
+  k AS (UPDATE api_keys k SET credits_reserved = k.credits_reserved - acct.r_amount FROM acct WHERE k.id = acct.r_key_id)
+  SELECT * FROM acct`;
+
+/**
+ * A key's use in its account's current period ($2: the account's period_end): what it used in an
+ * earlier period counts 0 (a new period resets it without a write).
+ */
+const KEY_USED = "CASE WHEN used_period_end IS NOT DISTINCT FROM $2::bigint THEN credits_used ELSE 0 END";
+
+/** A hold against a key's limit ($1 key, $2 account's period_end, $3 amount); no row when it does not fit. */
+const HOLD_KEY = `UPDATE api_keys SET credits_used = ${KEY_USED}, used_period_end = $2::bigint,
+    credits_reserved = credits_reserved + $3
+  WHERE id = $1 AND (credit_limit IS NULL OR ${KEY_USED} + credits_reserved + $3 <= credit_limit) RETURNING id`;
+
+/** A key's budget as reserve reports a refusal ($1 key, $2 account's period_end). */
+const KEY_BUDGET = `SELECT credit_limit, ${KEY_USED} AS used, credits_reserved FROM api_keys WHERE id = $1`;
+
+/**
+ * Settle a key's part of a call, on the key's locked row: give back its hold ($3, what the
+ * reservation still held) and charge what of $4 fits under its limit and under the account's room
+ * ($5); returns that (`fits`). $1 key, $2 the account's period_end.
+ */
+const SETTLE_KEY = `UPDATE api_keys k SET credits_reserved = k.credits_reserved - $3, credits_used = room.used + room.fits,
+    used_period_end = $2::bigint
+  FROM (SELECT id, used, GREATEST(0, LEAST($4::bigint, $5::bigint, COALESCE(credit_limit - used, $4::bigint))) AS fits
+        FROM (SELECT id, credit_limit, ${KEY_USED} AS used FROM api_keys WHERE id = $1 FOR UPDATE) locked) room
+  WHERE k.id = room.id RETURNING room.fits AS fits`;
+
+/** A reserve refused by the key's limit (the transaction rolls the account's hold back). */
+class KeyRefused extends Error {
+  constructor(
+    readonly account: AccountRow,
+    readonly key: KeyBudget,
+  ) {
+    super("refused by the key's limit");
+  }
+}
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -498,6 +551,15 @@ export class PostgresStore implements Store {
     await Promise.race([ended.catch(() => undefined), late(POOL_END_GRACE_MS)]);
   }
 
+  /**
+   * Undo a committed call as a call in doubt is undone once its transaction is known to be over
+   * (settleLostCalls): for the store contract's test of what the undo gives back. False when its
+   * ledger row is gone.
+   */
+  undoForTests(op: CommitOp, periodEnd: number | null): Promise<boolean> {
+    return this.undo(inDoubt(op, "0", periodEnd, this.schema, this.storeId));
+  }
+
   /** How many calls answered "not known" are still being asked about (the fault tests wait on it). */
   get unresolvedCalls(): number {
     return this.lostCalls.size;
@@ -584,12 +646,22 @@ export class PostgresStore implements Store {
 
   // Keys
 
-  createKey(key: KeyRow): Promise<void> {
+  createKey(key: NewKey): Promise<void> {
     return this.guard(async () => {
       await this.pool.query(
-        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [key.id, key.accountId, key.hash, key.hint, key.name, key.createdAt, key.revokedAt, key.lastUsedAt ?? null],
+        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at, credit_limit)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [
+          key.id,
+          key.accountId,
+          key.hash,
+          key.hint,
+          key.name,
+          key.createdAt,
+          key.revokedAt,
+          key.lastUsedAt ?? null,
+          key.creditLimit ?? null,
+        ],
       );
     });
   }
@@ -598,12 +670,53 @@ export class PostgresStore implements Store {
     return this.keyCache.lookup(hash, () =>
       this.guard(async () => {
         const row = await this.row(
-          `SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint,
-             k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at, a.*
-           FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
+          `SELECT ${KEY_JOIN_COLUMNS}, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
           [hash],
         );
         return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
+      }),
+    );
+  }
+
+  getKey(keyId: string): Promise<KeyRow | null> {
+    return this.guard(async () => {
+      const row = await this.row("SELECT * FROM api_keys WHERE id = $1", [keyId]);
+      return row ? toKey(row) : null;
+    });
+  }
+
+  setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null> {
+    return this.keyCache.changing({ keyId }, () =>
+      this.transaction(async (client) => {
+        // The account's row first, as reserve and commit lock it, then the key's.
+        const account = await this.row(
+          `SELECT a.id, a.period_end FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = $1 FOR UPDATE OF a`,
+          [keyId],
+          client,
+        );
+        if (!account) return null;
+        const before = await this.row("SELECT credit_limit FROM api_keys WHERE id = $1 FOR UPDATE", [keyId], client);
+        if (!before) return null;
+        let row: Raw | undefined;
+        if (limit === null) {
+          row = await this.row("UPDATE api_keys SET credit_limit = NULL WHERE id = $1 RETURNING *", [keyId], client);
+        } else if (before.credit_limit === null) {
+          // Counted afresh: its use of this period as the ledger has it.
+          row = await this.row(
+            `UPDATE api_keys SET credit_limit = $3, used_period_end = $2::bigint,
+               credits_used = (SELECT COALESCE(SUM(credits), 0) FROM ledger WHERE account_id = $4 AND created_at >= $5 AND key_id = $1)
+             WHERE id = $1 RETURNING *`,
+            [keyId, numOrNull(account.period_end), limit, String(account.id), periodStart],
+            client,
+          );
+        } else {
+          row = await this.row(
+            `UPDATE api_keys SET credit_limit = $3, credits_used = ${KEY_USED}, used_period_end = $2::bigint WHERE id = $1 RETURNING *`,
+            [keyId, numOrNull(account.period_end), limit],
+            client,
+          );
+        }
+        return row ? toKey(row) : null;
       }),
     );
   }
@@ -633,7 +746,8 @@ export class PostgresStore implements Store {
 
   // Credits
 
-  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }> {
+  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
+    if (reservation.keyId !== undefined) return this.reserveWithKey(reservation, reservation.keyId);
     return this.transaction(async (client) => {
       // The row lock taken by this UPDATE makes concurrent reserves re-check the cap in turn.
       const held = await this.row(
@@ -653,24 +767,68 @@ export class PostgresStore implements Store {
     });
   }
 
+  /**
+   * A hold against the account's cap and the key's limit, in one transaction: one conditional UPDATE
+   * of the account's row, then one of the key's (always in that order, so concurrent reserves and
+   * commits cannot deadlock), then the reservation row, which remembers the key.
+   */
+  private async reserveWithKey(
+    reservation: Reservation,
+    keyId: string,
+  ): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
+    try {
+      return await this.transaction(async (client) => {
+        const held = await this.row(
+          `UPDATE accounts SET credits_reserved = credits_reserved + $2
+           WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
+          [reservation.accountId, reservation.amount],
+          client,
+        );
+        if (!held) return { ok: false, account: await this.account(reservation.accountId, client) };
+        const account = toAccount(held);
+        let heldFor: string | null = keyId;
+        if (!(await this.row(HOLD_KEY, [keyId, account.periodEnd, reservation.amount], client))) {
+          const found = await this.row(KEY_BUDGET, [keyId, account.periodEnd], client);
+          // No such key (never: keys are revoked, not deleted): the account's hold alone.
+          if (!found) heldFor = null;
+          else {
+            const key = { limit: num(found.credit_limit), used: num(found.used), reserved: num(found.credits_reserved) };
+            // Thrown so that the transaction rolls the account's hold back.
+            throw new KeyRefused({ ...account, creditsReserved: account.creditsReserved - reservation.amount }, key);
+          }
+        }
+        await client.query(
+          `INSERT INTO reservations (id, account_id, amount, created_at, key_id) VALUES ($1, $2, $3, ${DB_NOW_MS}, $4)`,
+          [reservation.id, reservation.accountId, reservation.amount, heldFor],
+        );
+        return { ok: true, account };
+      });
+    } catch (error) {
+      if (error instanceof KeyRefused) return { ok: false, account: error.account, key: error.key };
+      throw error;
+    }
+  }
+
   release(reservation: Reservation): Promise<AccountRow | null> {
     return this.guard(async () => {
-      const row = await this.row(RELEASE, [reservation.id]);
+      // Whatever the caller's copy says, the stored hold says whether a key's limit holds it too.
+      const row = await this.row(RELEASE_KEYED, [reservation.id]);
       return row ? toAccount(row) : this.account(reservation.accountId, this.pool);
     });
   }
 
   releaseReservationsOlderThan(ageMs: number): Promise<number> {
     return this.guard(async () => {
-      // One statement per reservation, like release(): each locks one reservation then one account,
-      // the same order as commit(), so sweepers on several instances cannot deadlock each other.
+      // One statement per reservation, like release(): each locks one reservation, then one account,
+      // then the key whose limit it held against (if any), the same order as commit(), so sweepers on
+      // several instances cannot deadlock each other or the calls.
       const old = await this.rows(
         `SELECT id FROM reservations WHERE created_at < ${DB_NOW_MS} - $1 ORDER BY created_at`,
         [Math.max(0, Math.floor(ageMs))],
       );
       let released = 0;
       for (const { id } of old) {
-        if (await this.row(RELEASE, [id])) released++;
+        if (await this.row(RELEASE_KEYED, [id])) released++;
       }
       return released;
     });
@@ -872,7 +1030,7 @@ export class PostgresStore implements Store {
    * moved it on since (then the records that later call may page through stay too).
    * False when there was no ledger row: the call was not saved, or was undone before.
    */
-  private async undo({ ledger, periodEnd, newSessionId, update }: InDoubtCall): Promise<boolean> {
+  private async undo({ ledger, periodEnd, keyId, newSessionId, update }: InDoubtCall): Promise<boolean> {
     return this.transaction(async (client) => {
       const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [ledger.id]);
       if ((gone.rowCount ?? 0) === 0) return false;
@@ -882,6 +1040,14 @@ export class PostgresStore implements Store {
           "UPDATE accounts SET credits_used = credits_used - $2 WHERE id = $1 AND period_end IS NOT DISTINCT FROM $3::bigint",
           [ledger.accountId, credits, periodEnd],
         );
+        // The key charged with it (its limit) gets its use back too, within the same period; after
+        // the account's row, the order every writer of both follows.
+        if (keyId !== null && keyId !== undefined) {
+          await client.query(
+            "UPDATE api_keys SET credits_used = GREATEST(0, credits_used - $2) WHERE id = $1 AND used_period_end IS NOT DISTINCT FROM $3::bigint",
+            [keyId, credits, periodEnd],
+          );
+        }
       }
       // Records go with their session (ON DELETE CASCADE).
       if (newSessionId !== null) await client.query("DELETE FROM sessions WHERE id = $1", [newSessionId]);
@@ -929,15 +1095,18 @@ export class PostgresStore implements Store {
     op: CommitOp,
     client: pg.PoolClient,
   ): Promise<{ row: AccountRow; charged: number; xid: string }> {
+    const keyId = op.reservation?.keyId;
     // A reservation already released (crash sweeper) is not subtracted twice; the call is still charged.
-    if (op.reservation) await client.query(RELEASE, [op.reservation.id]);
+    if (op.reservation && keyId === undefined) await client.query(RELEASE, [op.reservation.id]);
     let { ledger } = op;
     // A free call changes no balance: read the account instead of writing its row again. A charge
     // is what of it fits under the cap (a plan change since the reservation may have taken the room
     // away), computed on the locked row. txid_current(): the transaction's id, to ask about if the
     // reply to COMMIT is lost.
     const after =
-      ledger.credits === 0
+      keyId !== undefined
+        ? await this.settleWithKey(op.reservation!.id, keyId, ledger, client)
+        : ledger.credits === 0
         ? await this.row(
             "SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1",
             [ledger.accountId],
@@ -995,6 +1164,39 @@ export class PostgresStore implements Store {
       await client.query("UPDATE sessions SET expires_at = $2 WHERE id = $1", [op.touch.sessionId, op.touch.expiresAt]);
     }
     return { row: toAccount(after), charged, xid: String(after.xid) };
+  }
+
+  /**
+   * The charge of a call whose key has a limit: the account's row is locked first (its hold given
+   * back), then the key's (its hold given back, its use charged), then the account charged the same:
+   * what fits under both the account's cap and the key's limit. Returns the account's row as
+   * commitWrites reads it (with `charged` and `xid`).
+   */
+  private async settleWithKey(reservationId: string, keyId: string, ledger: LedgerEntry, client: pg.PoolClient): Promise<Raw | undefined> {
+    const locked = await this.row(
+      `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING amount)
+       UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
+       FROM (SELECT COALESCE((SELECT amount FROM gone), 0) AS amount) g
+       WHERE a.id = $2 RETURNING GREATEST(0, a.credits_cap - a.credits_used) AS room, a.period_end, g.amount AS released`,
+      [reservationId, ledger.accountId],
+      client,
+    );
+    if (!locked) return undefined;
+    const room = num(locked.room);
+    const settled = await this.row(
+      SETTLE_KEY,
+      [keyId, numOrNull(locked.period_end), num(locked.released), ledger.credits, room],
+      client,
+    );
+    const fits = settled ? num(settled.fits) : Math.max(0, Math.min(ledger.credits, room));
+    return fits === 0
+      ? this.row("SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1", [ledger.accountId], client)
+      : this.row(
+          `UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1
+           RETURNING *, $2::bigint AS charged, txid_current()::text AS xid`,
+          [ledger.accountId, fits],
+          client,
+        );
   }
 
   private async sessionExists(id: string, client: pg.PoolClient): Promise<boolean> {
@@ -1185,7 +1387,8 @@ export class PostgresStore implements Store {
 
   createOAuthClient(client: OAuthClientRow): Promise<void> {
     return this.guard(async () => {
-      await this.pool.query("INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES ($1, $2, $3::jsonb, $4)", [
+      // A client known by its metadata document is saved again when its document changes (same id).
+      await this.pool.query("INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (id) DO UPDATE SET metadata = EXCLUDED.metadata", [
         client.id,
         client.secretHash,
         jsonb(client.metadata),

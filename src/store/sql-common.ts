@@ -110,8 +110,19 @@ export function toKey(row: Raw, prefix = ""): KeyRow {
     createdAt: num(row[`${prefix}created_at`]),
     revokedAt: numOrNull(row[`${prefix}revoked_at`]),
     lastUsedAt: numOrNull(row[`${prefix}last_used_at`]),
+    creditLimit: numOrNull(row[`${prefix}credit_limit`]),
+    creditsUsed: num(row[`${prefix}credits_used`]),
+    creditsReserved: num(row[`${prefix}credits_reserved`]),
+    usedPeriodEnd: numOrNull(row[`${prefix}used_period_end`]),
   };
 }
+
+/** A key's columns aliased `k_…`, for a join with its account (the key lookup). */
+export const KEY_JOIN_COLUMNS =
+  "k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint, k.name AS k_name," +
+  " k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at," +
+  " k.credit_limit AS k_credit_limit, k.credits_used AS k_credits_used, k.credits_reserved AS k_credits_reserved," +
+  " k.used_period_end AS k_used_period_end";
 
 export function toSession(row: Raw, json: JsonDecoder, prefix = ""): SessionRow {
   return {

@@ -61,7 +61,7 @@ const SQL = {
   deleteWebSession: "DELETE FROM web_sessions WHERE id_hash = ?",
   insertSetting: "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
   getSetting: "SELECT value FROM settings WHERE name = ?",
-  insertClient: "INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?)",
+  insertClient: "INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET metadata = excluded.metadata",
   insertCode:
     "INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, code_challenge, scope, resource," +
     " expires_at, created_at, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -13,15 +13,17 @@
  */
 import type Database from "better-sqlite3";
 import { ApiError, sessionExpired } from "../errors.ts";
-import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, type Raw, toAccount } from "./sql-common.ts";
+import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, numOrNull, type Raw, toAccount, toKey } from "./sql-common.ts";
 import { applyPeopleWrite, type PeopleWrite } from "./sqlite-people.ts";
 import {
   type AccountPatch,
   type AccountRow,
   type Committed,
   type CommitOp,
+  type KeyBudget,
   type KeyRow,
   MAX_SESSION_RECORDS,
+  type NewKey,
   type NewAccount,
   type RecordRow,
   type Reservation,
@@ -35,14 +37,19 @@ import {
  * less than stringifying them there (docs/performance.md, "Where the event loop's time goes").
  * The caller must not change the op until its write settles.
  */
-export type WriterCommit = Omit<CommitOp, "reservation"> & { reservationId: string | null };
+export type WriterCommit = Omit<CommitOp, "reservation"> & {
+  reservationId: string | null;
+  /** The key whose limit the call's hold counted against (Reservation.keyId): charged too. */
+  keyId?: string;
+};
 
 export type WriteOp =
   | { t: "createAccount"; account: NewAccount }
   | { t: "updateAccount"; id: string; patch: AccountPatch }
   | { t: "rollPeriod"; accountId: string; expected: number; next: number }
-  | { t: "createKey"; key: KeyRow }
+  | { t: "createKey"; key: NewKey }
   | { t: "revokeKey"; keyId: string; at: number }
+  | { t: "setKeyLimit"; keyId: string; limit: number | null; periodStart: number }
   | { t: "reserve"; reservation: Reservation }
   | { t: "release"; reservation: Reservation }
   | { t: "releaseBefore"; before: number }
@@ -117,6 +124,27 @@ function sessionGone(): ApiError {
   return sessionExpired("The search expired while this call was running.");
 }
 
+/**
+ * A key's limit and its use in its account's current period (`used`: 0 when counted in an earlier
+ * one), what its stored holds reserve, and the account's period. Also read by the serving process,
+ * which checks a key's limit on the event loop (sqlite.ts, reserve).
+ */
+export const KEY_BUDGET_SQL =
+  "SELECT k.credit_limit AS lim, CASE WHEN k.used_period_end IS a.period_end THEN k.credits_used ELSE 0 END AS used," +
+  " k.credits_reserved AS reserved, a.period_end AS period FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?";
+
+/** A row of KEY_BUDGET_SQL. */
+export interface KeyBudgetRow {
+  limit: number | null;
+  used: number;
+  reserved: number;
+  period: number | null;
+}
+
+export function toKeyBudgetRow(row: Raw): KeyBudgetRow {
+  return { limit: numOrNull(row.lim), used: num(row.used), reserved: num(row.reserved), period: numOrNull(row.period) };
+}
+
 const SQL = {
   insertAccount:
     "INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap," +
@@ -138,14 +166,25 @@ const SQL = {
     WHERE id = @id RETURNING *`,
   rollPeriod: "UPDATE accounts SET credits_used = 0, period_end = ? WHERE id = ? AND period_end = ?",
   insertKey:
-    "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at, credit_limit)" +
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  getKey: "SELECT * FROM api_keys WHERE id = ?",
+  // A key's budget in its account's current period: the use of an earlier period counts 0.
+  keyBudget: KEY_BUDGET_SQL,
+  holdKey: "UPDATE api_keys SET credits_used = ?, used_period_end = ?, credits_reserved = credits_reserved + ? WHERE id = ?",
+  unreserveKey: "UPDATE api_keys SET credits_reserved = credits_reserved - ? WHERE id = ?",
+  chargeKey: "UPDATE api_keys SET credits_used = ?, used_period_end = ? WHERE id = ?",
+  keyLedgerSince:
+    "SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = ? AND created_at >= ? AND key_id = ?",
+  setKeyLimit: "UPDATE api_keys SET credit_limit = ?, credits_used = ?, used_period_end = ? WHERE id = ?",
+  removeKeyLimit: "UPDATE api_keys SET credit_limit = NULL WHERE id = ?",
   // The first revocation time is kept: revoking again does not rewrite history.
   revokeKey: "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING revoked_at",
   reserve:
     "UPDATE accounts SET credits_reserved = credits_reserved + ?" +
     " WHERE id = ? AND credits_used + credits_reserved + ? <= credits_cap RETURNING *",
-  insertReservation: "INSERT INTO reservations (id, account_id, amount, created_at) VALUES (?, ?, ?, ?)",
-  deleteReservation: "DELETE FROM reservations WHERE id = ? RETURNING account_id, amount",
+  insertReservation: "INSERT INTO reservations (id, account_id, amount, created_at, key_id) VALUES (?, ?, ?, ?, ?)",
+  deleteReservation: "DELETE FROM reservations WHERE id = ? RETURNING account_id, amount, key_id",
   unreserve: "UPDATE accounts SET credits_reserved = credits_reserved - ? WHERE id = ?",
   oldReservations: "SELECT id FROM reservations WHERE created_at < ?",
   charge: "UPDATE accounts SET credits_used = credits_used + ? WHERE id = ? RETURNING *",
@@ -300,9 +339,21 @@ export class SqliteWriter {
         return null;
       case "createKey": {
         const k = op.key;
-        this.stmt(SQL.insertKey).run(k.id, k.accountId, k.hash, k.hint, k.name, k.createdAt, k.revokedAt, k.lastUsedAt ?? null);
+        this.stmt(SQL.insertKey).run(
+          k.id,
+          k.accountId,
+          k.hash,
+          k.hint,
+          k.name,
+          k.createdAt,
+          k.revokedAt,
+          k.lastUsedAt ?? null,
+          k.creditLimit ?? null,
+        );
         return null;
       }
+      case "setKeyLimit":
+        return this.setKeyLimit(op.keyId, op.limit, op.periodStart);
       case "revokeKey": {
         const row = this.row(SQL.revokeKey, op.at, op.keyId);
         return row ? num(row.revoked_at) : null;
@@ -356,19 +407,71 @@ export class SqliteWriter {
     return row ? toAccount(row) : null;
   }
 
-  private reserve(r: Reservation): { ok: boolean; account: AccountRow | null } {
+  private reserve(r: Reservation): { ok: boolean; account: AccountRow | null; key?: KeyBudget } {
     const held = this.row(SQL.reserve, r.amount, r.accountId, r.amount);
     if (!held) return { ok: false, account: this.account(r.accountId) };
-    this.stmt(SQL.insertReservation).run(r.id, r.accountId, r.amount, r.createdAt);
+    let keyId: string | null = null;
+    if (r.keyId !== undefined) {
+      // The account's hold and the key's are one transaction (the single writer's): both or neither.
+      const found = this.row(SQL.keyBudget, r.keyId);
+      if (found) {
+        const key = toKeyBudgetRow(found);
+        if (key.limit !== null && key.used + key.reserved + r.amount > key.limit) {
+          this.stmt(SQL.unreserve).run(r.amount, r.accountId);
+          const account = toAccount(held);
+          return {
+            ok: false,
+            account: { ...account, creditsReserved: account.creditsReserved - r.amount },
+            key: { limit: key.limit, used: key.used, reserved: key.reserved },
+          };
+        }
+        // The use is written as of this period (0 when it was counted in an earlier one).
+        this.stmt(SQL.holdKey).run(key.used, key.period, r.amount, r.keyId);
+        keyId = r.keyId;
+      }
+    }
+    this.stmt(SQL.insertReservation).run(r.id, r.accountId, r.amount, r.createdAt, keyId);
     return { ok: true, account: toAccount(held) };
   }
 
-  /** Delete the reservation row and give back its stored amount; false when it was already gone. */
+  /** Delete the reservation row and give back its stored amount, its key's too; false when it was already gone. */
   private unreserve(reservationId: string): boolean {
     const gone = this.row(SQL.deleteReservation, reservationId);
     if (!gone) return false;
-    this.stmt(SQL.unreserve).run(Number(gone.amount), String(gone.account_id));
+    const amount = Number(gone.amount);
+    this.stmt(SQL.unreserve).run(amount, String(gone.account_id));
+    if (gone.key_id !== null && gone.key_id !== undefined) this.stmt(SQL.unreserveKey).run(amount, String(gone.key_id));
     return true;
+  }
+
+  /**
+   * Set or remove a key's limit (Store.setKeyLimit). A key that had none gets its use counted from
+   * the ledger since `periodStart`; one that had one keeps counting, as of the current period.
+   */
+  private setKeyLimit(keyId: string, limit: number | null, periodStart: number): KeyRow | null {
+    const found = this.row(SQL.getKey, keyId);
+    if (!found) return null;
+    const before = toKey(found);
+    if (limit === null) this.stmt(SQL.removeKeyLimit).run(keyId);
+    else {
+      const budget = toKeyBudgetRow(this.row(SQL.keyBudget, keyId)!);
+      const used =
+        before.creditLimit === null
+          ? num(this.row(SQL.keyLedgerSince, before.accountId, periodStart, keyId)?.total)
+          : budget.used;
+      this.stmt(SQL.setKeyLimit).run(limit, used, budget.period, keyId);
+    }
+    return toKey(this.row(SQL.getKey, keyId)!);
+  }
+
+  /** Charge a key what of `credits` fits under its limit (all of it without one); returns that. */
+  private chargeKey(keyId: string, credits: number): number {
+    const found = this.row(SQL.keyBudget, keyId);
+    if (!found) return credits;
+    const key = toKeyBudgetRow(found);
+    const fits = key.limit === null ? credits : Math.max(0, Math.min(credits, key.limit - key.used));
+    if (fits > 0) this.stmt(SQL.chargeKey).run(key.used + fits, key.period, keyId);
+    return fits;
   }
 
   private sweep(before: number, limit: number): number {
@@ -452,7 +555,9 @@ export class SqliteWriter {
     if (c.touch) this.stmt(SQL.touchSession).run(c.touch.expiresAt, c.touch.sessionId);
     let { ledger } = c;
     // The reservation fitted under the cap; a plan change since may have taken the room away.
-    const fits = ledger.credits === 0 ? 0 : num(this.row(SQL.room, ledger.credits, ledger.accountId)?.fits);
+    let fits = ledger.credits === 0 ? 0 : num(this.row(SQL.room, ledger.credits, ledger.accountId)?.fits);
+    // A key with a limit is charged the same, and no more than fits under its limit (lowered since?).
+    if (c.keyId !== undefined && fits > 0) fits = this.chargeKey(c.keyId, fits);
     if (fits !== ledger.credits) ledger = { ...ledger, credits: fits };
     // A free call changes no balance: read the account instead of writing its page again.
     const after =

@@ -11,6 +11,7 @@ import { ApiError } from "../errors.ts";
 import {
   bound,
   decodeJsonText,
+  KEY_JOIN_COLUMNS,
   loadMigrations,
   refuseNewerSchema,
   num,
@@ -28,8 +29,10 @@ import { MemoryHolds } from "./memory-holds.ts";
 import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
 import {
   isBusyCode,
+  KEY_BUDGET_SQL,
   mapSqliteError,
   Statements,
+  toKeyBudgetRow,
   type WriteOp,
   type WriterCommit,
 } from "./sqlite-writer.ts";
@@ -39,6 +42,7 @@ import {
   type Committed,
   type CommitOp,
   type DailyUsage,
+  type KeyBudget,
   type KeyRow,
   type LedgerEntry,
   type LoginRow,
@@ -49,6 +53,7 @@ import {
   type WebSessionRow,
   MAX_SESSION_RECORDS,
   type NewAccount,
+  type NewKey,
   type RecordRow,
   type Reservation,
   type SessionRow,
@@ -107,11 +112,10 @@ const SQL = {
   getAccount: "SELECT * FROM accounts WHERE id = ?",
   listAccounts: "SELECT * FROM accounts ORDER BY created_at, id",
   countAccounts: "SELECT COUNT(*) AS n FROM accounts",
-  findKeyByHash:
-    "SELECT k.id AS k_id, k.account_id AS k_account_id, k.key_hash AS k_key_hash, k.hint AS k_hint," +
-    " k.name AS k_name, k.created_at AS k_created_at, k.revoked_at AS k_revoked_at, k.last_used_at AS k_last_used_at, a.*" +
-    " FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?",
+  findKeyByHash: `SELECT ${KEY_JOIN_COLUMNS}, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
   listKeys: "SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id",
+  getKey: "SELECT * FROM api_keys WHERE id = ?",
+  keyBudget: KEY_BUDGET_SQL,
   ledgerTotal: "SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = ?",
   usage:
     "SELECT capability, operation, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits FROM ledger" +
@@ -142,6 +146,8 @@ void FORWARDS_EVERY_FIELD;
 function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   // Built field by field: a rest pattern and spreads copied the op twice on every call.
   const commit: WriterCommit = { ledger: op.ledger, reservationId: holdInMemory ? null : (op.reservation?.id ?? null) };
+  const keyId = op.reservation?.keyId;
+  if (keyId !== undefined) commit.keyId = keyId;
   if (op.newSession !== undefined) commit.newSession = op.newSession;
   if (op.recordAction !== undefined) commit.recordAction = op.recordAction;
   if (op.touch !== undefined) commit.touch = op.touch;
@@ -375,8 +381,28 @@ export class SqliteStore implements Store {
 
   // Keys
 
-  async createKey(key: KeyRow): Promise<void> {
+  async createKey(key: NewKey): Promise<void> {
     await this.write({ t: "createKey", key });
+  }
+
+  getKey(keyId: string): Promise<KeyRow | null> {
+    return this.guard(() => {
+      const row = this.row(SQL.getKey, keyId);
+      return row ? this.withKeyHolds(toKey(row)) : null;
+    });
+  }
+
+  /** The key with this process's in-memory holds counted in `creditsReserved`. */
+  private withKeyHolds(key: KeyRow): KeyRow {
+    const held = this.holds?.heldForKey(key.id) ?? 0;
+    return held === 0 ? key : { ...key, creditsReserved: key.creditsReserved + held };
+  }
+
+  setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null> {
+    return this.keyCache.changing({ keyId }, async () => {
+      const key = await this.write<KeyRow | null>({ t: "setKeyLimit", keyId, limit, periodStart });
+      return key && this.withKeyHolds(key);
+    });
   }
 
   findKeyByHash(hash: string): Promise<KeyLookup | null> {
@@ -389,7 +415,7 @@ export class SqliteStore implements Store {
   }
 
   listKeys(accountId: string): Promise<KeyRow[]> {
-    return this.guard(() => this.rows(SQL.listKeys, accountId).map((r) => toKey(r)));
+    return this.guard(() => this.rows(SQL.listKeys, accountId).map((r) => this.withKeyHolds(toKey(r))));
   }
 
   revokeKey(keyId: string, at: number): Promise<number | null> {
@@ -398,7 +424,7 @@ export class SqliteStore implements Store {
 
   // Credits
 
-  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }> {
+  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
     const holds = this.holds;
     if (!holds) return this.write({ t: "reserve", reservation });
     // Read and hold in one synchronous step: nothing else on this thread runs in between.
@@ -408,7 +434,24 @@ export class SqliteStore implements Store {
       if (account.creditsUsed + account.creditsReserved + reservation.amount > account.creditsCap) {
         return { ok: false, account };
       }
-      holds.add(reservation);
+      let held = reservation;
+      const { keyId } = reservation;
+      if (keyId !== undefined) {
+        // A key with a limit: its use in this period, its stored holds and this process's, read in
+        // the same step. A key gone from the store (never: keys are revoked, not deleted) holds nothing.
+        const found = this.row(SQL.keyBudget, keyId);
+        if (found) {
+          const key = toKeyBudgetRow(found);
+          const reserved = key.reserved + holds.heldForKey(keyId);
+          if (key.limit !== null && key.used + reserved + reservation.amount > key.limit) {
+            return { ok: false, account, key: { limit: key.limit, used: key.used, reserved } };
+          }
+        } else {
+          const { keyId: _gone, ...withoutKey } = reservation;
+          held = withoutKey;
+        }
+      }
+      holds.add(held);
       return { ok: true, account: { ...account, creditsReserved: account.creditsReserved + reservation.amount } };
     });
   }

@@ -71,6 +71,34 @@ export interface KeyRow {
    * minute per key: AccountService.noteUse); null when never. Not changed by the key cache.
    */
   lastUsedAt: number | null;
+  /**
+   * The key's own credit limit per billing period, checked with the account's cap (docs/architecture.md,
+   * "Credits"); null: none, only the account's cap applies. The key lookup carries it, so a call knows
+   * without another query whether its key has one.
+   */
+  creditLimit: number | null;
+  /**
+   * Credits the key spent in the period that ended at `usedPeriodEnd` (counted while it has a limit).
+   * The use of an earlier period is 0 for the current one: see keyUse (accounts.ts). In a cached lookup,
+   * as it was when read.
+   */
+  creditsUsed: number;
+  /** Credits held by the key's calls in flight (stored holds; a serving embedded store adds its memory's). */
+  creditsReserved: number;
+  /** The account's `periodEnd` when `creditsUsed` was last written (null: a plan granted once). */
+  usedPeriodEnd: number | null;
+}
+
+/** A key as created: its counters start at 0. */
+export type NewKey = Omit<KeyRow, "creditsUsed" | "creditsReserved" | "usedPeriodEnd">;
+
+/** A key's budget as a reservation refused by it found it. */
+export interface KeyBudget {
+  limit: number;
+  /** Used in the account's current period (an earlier period's use counts 0). */
+  used: number;
+  /** Held by the key's calls in flight. */
+  reserved: number;
 }
 
 export interface LedgerEntry {
@@ -91,6 +119,12 @@ export interface Reservation {
   accountId: string;
   amount: number;
   createdAt: number;
+  /**
+   * The key whose own limit this hold also counts against: set only when the calling key has a limit
+   * (KeyRow.creditLimit), so a call with a key without one never touches the key's row. Its settle
+   * charges the key too, its release frees the key's hold too.
+   */
+  keyId?: string;
 }
 
 export interface SessionRow {
@@ -233,7 +267,10 @@ export const MAX_SESSION_RECORDS = 1_048_576;
  * append the ledger row, and persist the session/record changes. A crash either keeps all or none.
  */
 export interface CommitOp {
-  /** The reservation being settled (null when nothing was reserved). */
+  /**
+   * The reservation being settled (null when nothing was reserved). With a `keyId`, the charge goes
+   * to the key's use as well, and is what fits under both the account's cap and the key's limit.
+   */
   reservation: Reservation | null;
   /**
    * The ledger row; its `credits` is added to `used` and must not exceed the reservation. Should the
@@ -283,7 +320,8 @@ export interface Committed {
   account: AccountRow;
   /**
    * The op's ledger credits, or fewer when they did not fit under the cap any more: a settle never
-   * takes `used` past `cap` (PROVIDERS.md "Credits"); the part that does not fit is not charged.
+   * takes `used` past `cap` (PROVIDERS.md "Credits"), nor a key's use past its limit (lowered since
+   * the call reserved); the part that does not fit is not charged.
    */
   charged: number;
 }
@@ -311,7 +349,9 @@ export interface Store {
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void>;
 
   // Keys
-  createKey(key: KeyRow): Promise<void>;
+  createKey(key: NewKey): Promise<void>;
+  /** One key by id, revoked or not; null when unknown. */
+  getKey(keyId: string): Promise<KeyRow | null>;
   /** The key with this hash and its account, revoked or not; null when unknown. */
   findKeyByHash(hash: string): Promise<{ key: KeyRow; account: AccountRow } | null>;
   listKeys(accountId: string): Promise<KeyRow[]>;
@@ -320,19 +360,28 @@ export interface Store {
    * after the call (`at`, or the earlier one), or null when there is no such key.
    */
   revokeKey(keyId: string, at: number): Promise<number | null>;
+  /**
+   * Set a key's own credit limit per period, or remove it (null); forgets the key's cached lookups.
+   * A key that had no limit has its use counted afresh from the ledger: its rows since `periodStart`
+   * (the start of the account's current period). Holds in flight keep counting. Locks the account's
+   * row before the key's, as reserve and commit do. Returns the key after; null when unknown.
+   */
+  setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null>;
 
   // Credits
   /**
-   * Hold `reservation.amount` credits if `used + reserved + amount <= cap`, atomically.
-   * Returns the account after the attempt and whether it fitted.
+   * Hold `reservation.amount` credits if `used + reserved + amount <= cap`, atomically; with a
+   * `keyId`, also only if the key's `used + reserved + amount <= limit` (its use in the account's
+   * current period), in the same transaction: both held or neither. Returns the account after the
+   * attempt and whether it fitted; `key` is set when the key's limit refused it (the account had room).
    */
-  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null }>;
-  /** Give a reservation back (the call failed). Idempotent. Returns the account after. */
+  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }>;
+  /** Give a reservation back (the call failed), the key's hold too. Idempotent. Returns the account after. */
   release(reservation: Reservation): Promise<AccountRow | null>;
   /**
-   * Release every reservation older than `ageMs` (left by a crash), aged by the clock that stamped
-   * it: the embedded store's process clock; on PostgreSQL the database's, which stamps them too, so
-   * instances whose clocks differ agree on a hold's age. Returns how many.
+   * Release every reservation older than `ageMs` (left by a crash), its key's hold too, aged by the
+   * clock that stamped it: the embedded store's process clock; on PostgreSQL the database's, which
+   * stamps them too, so instances whose clocks differ agree on a hold's age. Returns how many.
    */
   releaseReservationsOlderThan(ageMs: number): Promise<number>;
   /** Settle and persist one successful call atomically (see CommitOp). */
@@ -375,6 +424,7 @@ export interface Store {
   /** The stored value of a setting, storing `initial` first when there is none (first writer wins). */
   setting(name: string, initial: string): Promise<string>;
 
+  /** Save a client; one whose id exists already has its metadata replaced (a client known by its metadata document, saved again). */
   createOAuthClient(client: OAuthClientRow): Promise<void>;
   getOAuthClient(id: string): Promise<OAuthClientRow | null>;
   createOAuthCode(code: OAuthCodeRow): Promise<void>;

@@ -3,7 +3,8 @@
  * loopback server that plays both the token endpoint and the API host: the token request's form and
  * Basic auth, the bearer on the API host, one token for many calls, renewal before expiry, a 401 that
  * gets one new token, refused credentials named by variable (never by value), and no token at all
- * when the client's variables are not set.
+ * when the client's variables are not set; and a provider that differs from those defaults (the Quran
+ * Foundation: a token per scope, sent in its own header beside the client id, on two hosts).
  */
 import { type Static, Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
@@ -13,7 +14,8 @@ import { type TestContext, test } from "node:test";
 import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { HttpUpstreamClient } from "./client.ts";
-import { ClientTokens, RENEW_MARGIN_MS, readToken, type tokenResponse } from "./client-credentials.ts";
+import { ClientTokens, RENEW_MARGIN_MS, readToken, tokenHeaders, type tokenResponse, tokenRoute } from "./client-credentials.ts";
+import { PROVIDERS } from "./providers.ts";
 import type { ClientCredentials, UpstreamResponse } from "./types.ts";
 
 interface Seen {
@@ -180,4 +182,111 @@ test("a caller's own deadline ends its wait for a token, not the token request t
   await assert.rejects(impatient, /deadline/);
   release();
   assert.equal(await patient, "shared");
+});
+
+/**
+ * A provider whose OAuth client differs from RFC 6749's defaults (the Quran Foundation): a token per
+ * scope (`scope` in the token request's form), the token in `x-auth-token` with the client id in
+ * `x-client-id` (no Authorization), default-host requests moved to the API host and a scoped host's
+ * requests kept on their own host.
+ */
+async function quranFoundation(t: TestContext, token?: (scope: string | null, n: number) => { status: number; body: unknown }) {
+  const seen: Seen[] = [];
+  let issued = 0;
+  const srv = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString("utf8");
+    });
+    req.on("end", () => {
+      seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/auth/oauth2/token") {
+        issued++;
+        const scope = new URLSearchParams(body).get("scope");
+        const answer = token?.(scope, issued) ?? { status: 200, body: { access_token: `${scope}-${issued}`, token_type: "bearer", expires_in: 3600, scope } };
+        res.writeHead(answer.status);
+        res.end(JSON.stringify(answer.body));
+        return;
+      }
+      res.writeHead(200);
+      res.end(JSON.stringify({ ok: true }));
+    });
+  });
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  t.after(() => {
+    srv.closeAllConnections();
+    srv.close();
+  });
+  const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  const env = {
+    QURAN_BASE_URL: `${url}/keyless`,
+    QURAN_CONTENT_BASE_URL: `${url}/content`,
+    QURAN_SEARCH_BASE_URL: `${url}/search`,
+    QURAN_OAUTH2_BASE_URL: `${url}/auth`,
+  };
+  return { seen, env };
+}
+
+const verse = { provider: "quran", method: "GET" as const, path: "/verses/by_key/1:1", query: { translations: "20" }, response: Type.Unknown() };
+const qfSearch = { ...verse, host: "search", path: "/api/v1/search", query: { mode: "advanced", query: "mercy" } };
+const QF = { QURAN_CLIENT_ID: "qf-app", QURAN_CLIENT_SECRET: "qf-s3cret" };
+
+test("without QURAN_CLIENT_ID and QURAN_CLIENT_SECRET: the keyless host, no token request, no token headers", async (t) => {
+  const srv = await quranFoundation(t);
+  const c = new HttpUpstreamClient(loadConfig(srv.env));
+  t.after(() => c.close());
+  await c.send(verse, signal());
+  assert.deepEqual(
+    srv.seen.map((s) => [s.method, s.url.split("?")[0], s.headers["x-auth-token"], s.headers["x-client-id"], s.headers.authorization]),
+    [["GET", "/keyless/verses/by_key/1:1", undefined, undefined, undefined]],
+  );
+});
+
+test("a provider's own token header and scopes: one token per scope, in x-auth-token with x-client-id; default host → API host, a scoped host kept", async (t) => {
+  const srv = await quranFoundation(t);
+  const c = new HttpUpstreamClient(loadConfig({ ...srv.env, ...QF }));
+  t.after(() => c.close());
+  await Promise.all([c.send(verse, signal()), c.send(verse, signal())]);
+  await c.send(qfSearch, signal());
+  await c.send(verse, signal());
+  await c.send(qfSearch, signal());
+  const tokens = srv.seen.filter((s) => s.url === "/auth/oauth2/token");
+  assert.deepEqual(
+    tokens.map((s) => s.body),
+    ["grant_type=client_credentials&scope=content", "grant_type=client_credentials&scope=search"],
+    "one token request per scope, the scope in the form",
+  );
+  for (const s of tokens) assert.equal(s.headers.authorization, `Basic ${Buffer.from("qf-app:qf-s3cret").toString("base64")}`);
+  const api = srv.seen.filter((s) => s.url !== "/auth/oauth2/token");
+  assert.deepEqual(
+    api.map((s) => [s.url.split("?")[0], s.headers["x-auth-token"], s.headers["x-client-id"], s.headers.authorization]),
+    [
+      ["/content/verses/by_key/1:1", "content-1", "qf-app", undefined],
+      ["/content/verses/by_key/1:1", "content-1", "qf-app", undefined],
+      ["/search/api/v1/search", "search-2", "qf-app", undefined],
+      ["/content/verses/by_key/1:1", "content-1", "qf-app", undefined],
+      ["/search/api/v1/search", "search-2", "qf-app", undefined],
+    ],
+  );
+});
+
+test("refused credentials name the provider's kind of client (clientKind), never the secret; a host neither default nor scoped carries no token", async (t) => {
+  const srv = await quranFoundation(t, () => ({ status: 401, body: { error: "invalid_client" } }));
+  const c = new HttpUpstreamClient(loadConfig({ ...srv.env, ...QF }));
+  t.after(() => c.close());
+  await assert.rejects(c.send(verse, signal()), (err: unknown) => {
+    assert.ok(err instanceof ApiError);
+    assert.equal(err.code, "provider_error");
+    assert.match(err.hint ?? "", /QURAN_CLIENT_ID and QURAN_CLIENT_SECRET \(a Quran Foundation API client with the `content` scope/);
+    assert.doesNotMatch(`${err.message} ${err.hint}`, /qf-s3cret/);
+    return true;
+  });
+  const cc = PROVIDERS.quran.clientCredentials;
+  assert.deepEqual(tokenRoute(cc, "default"), { host: "content", scope: "content" });
+  assert.deepEqual(tokenRoute(cc, "search"), { host: "search", scope: "search" });
+  assert.equal(tokenRoute(cc, "oauth2"), undefined);
+  assert.deepEqual(tokenRoute(PROVIDERS.reddit.clientCredentials, "default"), { host: "oauth" }, "Reddit: no scope");
+  assert.deepEqual(tokenHeaders(PROVIDERS.reddit.clientCredentials, "t", "id"), { authorization: "bearer t" });
+  assert.deepEqual(tokenHeaders(cc, "t", "id"), { "x-auth-token": "t", "x-client-id": "id" });
 });

@@ -16,13 +16,14 @@ import assert from "node:assert/strict";
 import { subscribe, unsubscribe } from "node:diagnostics_channel";
 import { getEventListeners } from "node:events";
 import { after, before, describe, test } from "node:test";
-import { type Config, loadConfig } from "../config.ts";
+import { type Config, ConfigError, loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { type RecordedRequest, type ReplayServer, startReplay } from "../replay/replay-server.ts";
 import { replayEnvironment } from "../replay/replay-env.ts";
 import { HttpUpstreamClient, type PacingSettings } from "./client.ts";
 import { DeadlineSignals } from "./deadlines.ts";
 import { Pacer } from "./pacing.ts";
+import { PROVIDERS, type ProviderDef, pacingIntervalOf } from "./providers.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 /** A recorded MusicBrainz search (fixtures/providers/musicbrainz: match on query and fmt); `offset` tells requests apart. */
@@ -257,5 +258,60 @@ describe("pacing", () => {
     assert.equal(replay.requests.slice(from).filter((r) => r.prefix === "openalex").length, 5);
     caller.abort();
     await rejection(waiting);
+  });
+});
+
+describe("pacing intervals that depend on the deployment's configuration (issue 39)", () => {
+  const intervals = (env: Record<string, string>) => {
+    const c = new HttpUpstreamClient(loadConfig(env), undefined, { threshold: 1000, halfOpenAfterMs: 30_000 });
+    clients.push(c);
+    return { reddit: c.pacingState("reddit")?.intervalMs, twitterapi: c.pacingState("twitterapi")?.intervalMs };
+  };
+
+  test("Reddit: about 10 a minute keyless, 100 a minute with the OAuth client; twitterapi.io one every 5 s by default", () => {
+    assert.deepEqual(intervals({}), { reddit: 6000, twitterapi: 5000 });
+    assert.deepEqual(intervals({ REDDIT_CLIENT_ID: "app", REDDIT_CLIENT_SECRET: "secret" }), { reddit: 600, twitterapi: 5000 });
+    // Half a client is no client: keyless, so keyless pacing.
+    assert.deepEqual(intervals({ REDDIT_CLIENT_ID: "app" }), { reddit: 6000, twitterapi: 5000 });
+  });
+
+  test("the operator's variable replaces the interval (a funded twitterapi.io account: 50 ms); 0 turns pacing off", () => {
+    assert.deepEqual(intervals({ TWITTERAPI_MIN_INTERVAL_MS: "50" }), { reddit: 6000, twitterapi: 50 });
+    assert.deepEqual(intervals({ TWITTERAPI_MIN_INTERVAL_MS: "0", REDDIT_MIN_INTERVAL_MS: "0" }), { reddit: undefined, twitterapi: undefined });
+    assert.deepEqual(intervals({ REDDIT_MIN_INTERVAL_MS: "1500", REDDIT_CLIENT_ID: "app", REDDIT_CLIENT_SECRET: "secret" }), { reddit: 1500, twitterapi: 5000 });
+    assert.deepEqual(intervals({ TWITTERAPI_MIN_INTERVAL_MS: "" }), { reddit: 6000, twitterapi: 5000 }, "empty is unset");
+    assert.throws(() => loadConfig({ TWITTERAPI_MIN_INTERVAL_MS: "fast" }), (e: unknown) => e instanceof ConfigError && /TWITTERAPI_MIN_INTERVAL_MS must be an integer >= 0/.test(e.message));
+    assert.throws(() => loadConfig({ REDDIT_MIN_INTERVAL_MS: "-1" }), ConfigError);
+  });
+
+  test("pacingIntervalOf: the operator's interval, else the OAuth client's, else the table's; every interval variable is documented", () => {
+    const reddit: ProviderDef = PROVIDERS.reddit;
+    assert.equal(pacingIntervalOf(reddit), 6000);
+    assert.equal(pacingIntervalOf(reddit, { client: { id: "a", secret: "b" } }), 600);
+    assert.equal(pacingIntervalOf(reddit, { client: { id: "a", secret: "b" }, minIntervalMs: 0 }), 0);
+    assert.equal(pacingIntervalOf(PROVIDERS.musicbrainz, { client: {} }), 1000, "a provider without a client interval keeps its own");
+    assert.equal(pacingIntervalOf(PROVIDERS.openalex), undefined);
+    for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
+      if (def.intervalVar === undefined) continue;
+      assert.ok(def.extraVars?.some((v) => v.name === def.intervalVar), `${def.id}: ${def.intervalVar} is one of its extraVars (docs/providers.md, .env.example)`);
+      assert.ok(def.minIntervalMs !== undefined, `${def.id}: a default interval to replace`);
+    }
+  });
+
+  test("a paced Reddit request from a keyless deployment waits its turn; with the operator's 0 it does not", async () => {
+    // The replay environment turns the operator-set pacings off; unset here, Reddit's keyless default applies.
+    const paced = new HttpUpstreamClient(loadConfig({ ...replayEnvironment(replay.url), REDDIT_MIN_INTERVAL_MS: "" }), undefined, { threshold: 1000, halfOpenAfterMs: 30_000 });
+    clients.push(paced);
+    const search: UpstreamRequest = { provider: "reddit", method: "GET", path: "/search.json", query: { q: "pop", type: "link", limit: 1, raw_json: 1 }, response: Type.Unknown() };
+    assert.equal((await paced.send(search, deadline(5000))).status, 200);
+    // The second one's turn is 6 s away: past a 2 s deadline, so refused at once without calling Reddit.
+    const from = replay.requests.length;
+    const late = await rejection(paced.send(search, deadline(2000)));
+    assert.equal(late.code, "provider_error");
+    assert.match(late.hint ?? "", /Reddit allows about one request every 6 s/);
+    assert.equal(replay.requests.length, from);
+    const unpaced = new HttpUpstreamClient(loadConfig({ ...replayEnvironment(replay.url), REDDIT_MIN_INTERVAL_MS: "0" }), undefined, { threshold: 1000, halfOpenAfterMs: 30_000 });
+    clients.push(unpaced);
+    for (let i = 0; i < 3; i++) assert.equal((await unpaced.send(search, deadline(2000))).status, 200);
   });
 });

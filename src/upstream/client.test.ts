@@ -321,3 +321,76 @@ test("429 with a short wait is retried within the deadline", async (t) => {
   assert.equal(res.status, 200);
   assert.equal(calls, 2);
 });
+
+test("redirects: followed only when asked, only to the provider's own hosts (public ones rewritten onto the configured base), headers kept, hops bounded", async (t) => {
+  const doc = "/pub/resource/cellar/abc.0001.02/DOC_1";
+  const pages: Record<string, (res: ServerResponse) => void> = {
+    "/pub/resource/celex/32016R0679": (res) => {
+      // CELLAR answers with an absolute http Location on its public host.
+      res.writeHead(303, { location: "http://publications.europa.eu/resource/cellar/abc.0001.02/DOC_1" });
+      res.end();
+    },
+    [doc]: (res) => {
+      res.writeHead(200, { "content-type": "application/xhtml+xml" });
+      res.end("<html><body><p>Article 1</p></body></html>");
+    },
+    "/pub/relative": (res) => {
+      res.writeHead(302, { location: "/resource/celex/32016R0679?x=1" });
+      res.end();
+    },
+    "/pub/resource/celex/32016R0679?x=1": (res) => pages["/pub/resource/celex/32016R0679"]!(res),
+    "/pub/configured": (res) => {
+      res.writeHead(307, { location: `http://${res.req.headers.host}${doc}` });
+      res.end();
+    },
+    "/pub/away": (res) => {
+      res.writeHead(303, { location: "https://elsewhere.example/resource/x" });
+      res.end();
+    },
+    "/pub/loop": (res) => {
+      res.writeHead(303, { location: "/loop" });
+      res.end();
+    },
+  };
+  const srv = await server(t, (req, res) => pages[req.url ?? ""]!(res));
+  const c = new HttpUpstreamClient(loadConfig({ EU_PUBLICATIONS_BASE_URL: `${srv.url}/pub` }));
+  t.after(() => c.close());
+  const get = (path: string, redirects?: number) =>
+    c.send(
+      { provider: "eu_publications", method: "GET", path, headers: { accept: "application/xhtml+xml", "accept-language": "eng" }, responseType: "text", response: "html", ...(redirects === undefined ? {} : { redirects }) },
+      AbortSignal.timeout(5000),
+    );
+  const read = await get("/resource/celex/32016R0679", 3);
+  assert.equal(read.status, 200);
+  assert.match(read.body, /Article 1/);
+  assert.deepEqual(srv.seen.map((s) => s.url), ["/pub/resource/celex/32016R0679", doc], "the public http Location is served by the configured base");
+  assert.equal(srv.seen[1]!.headers["accept-language"], "eng", "every hop negotiates the same way");
+  assert.equal(srv.seen[1]!.headers.accept, "application/xhtml+xml");
+  srv.seen.length = 0;
+  assert.equal((await get("/relative", 2)).status, 200);
+  assert.deepEqual(srv.seen.map((s) => s.url), ["/pub/relative", "/pub/resource/celex/32016R0679?x=1", doc], "a relative Location stays under the base");
+  assert.equal((await get("/configured", 1)).status, 200, "a Location on the configured base");
+  const tooMany = await faultOf(get("/relative", 1));
+  assert.equal(tooMany.code, "provider_error");
+  assert.equal(tooMany.retryable, false);
+  assert.match(tooMany.message, /redirected the request more than 1 time; Quarry did not follow it/);
+  const away = await faultOf(get("/away", 3));
+  assert.match(away.message, /^Publications Office of the EU \(CELLAR\) redirected the request to https:\/\/elsewhere\.example, which is not one of its hosts/);
+  assert.match((await faultOf(get("/loop", 3))).message, /more than 3 times/);
+  srv.seen.length = 0;
+  const unasked = await faultOf(get("/resource/celex/32016R0679"));
+  assert.match(unasked.message, /answered HTTP 303/, "without `redirects` a redirect is its status");
+  assert.equal(srv.seen.length, 1);
+});
+
+test("429 without Retry-After: the wait is read from x-ratelimit-reset (seconds left, or an epoch second)", async (t) => {
+  const resets = ["42", String(Math.floor(Date.now() / 1000) + 120)];
+  const srv = await server(t, (_req, res) => {
+    res.writeHead(429, { "content-type": "application/json", "x-ratelimit-reset": resets.shift() ?? "1" });
+    res.end("{}");
+  });
+  const seconds = await faultOf(client(t).send({ provider: "a", baseUrl: srv.url, method: "GET", path: "/", response: ANY }, AbortSignal.timeout(5000)));
+  assert.match(seconds.message, /asks to wait 42 s/);
+  const epoch = await faultOf(client(t).send({ provider: "b", baseUrl: srv.url, method: "GET", path: "/", response: ANY }, AbortSignal.timeout(5000)));
+  assert.match(epoch.message, /asks to wait 2 min/);
+});

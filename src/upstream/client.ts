@@ -22,13 +22,13 @@ import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
 import { REPLAY_MISS_HEADER } from "../replay/replay-headers.ts";
 import { challengeOf, looksLikeHtml } from "./challenge.ts";
-import { ClientTokens, tokenRequest, type tokenResponse } from "./client-credentials.ts";
+import { ClientTokens, tokenHeaders, tokenRequest, type tokenResponse, tokenRoute } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
-import { describeWait, type FaultKind, UpstreamError } from "./faults.ts";
+import { describeWait, UpstreamError, WARNED_FAULTS, warningOf } from "./faults.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
-import { PROVIDERS, type ProviderDef, providerDef } from "./providers.ts";
+import { type OAuthClient, PROVIDERS, type ProviderDef, pacingIntervalOf, providerDef } from "./providers.ts";
 import { checkJsonAnswer, ProviderDrift } from "./response-check.ts";
-import type { ClientCredentials, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
+import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /**
  * The client as one call sees it: every request carries the call's `clientGone`, so an adapter
@@ -86,6 +86,19 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
+/**
+ * How long a provider that answered 429 asks to be left alone: `Retry-After`, else the reset of its
+ * rate-limit window (`x-ratelimit-reset`: seconds left, as Reddit sends it, or an epoch second, as
+ * GitHub does), else unknown.
+ */
+function waitOf(headers: Record<string, string | string[] | undefined>): number | undefined {
+  const retryAfter = parseRetryAfter(headers["retry-after"]);
+  if (retryAfter !== undefined) return retryAfter;
+  const reset = Number(headerText(headers["x-ratelimit-reset"]));
+  if (!Number.isFinite(reset) || reset < 0) return undefined;
+  return reset > 1_000_000_000 ? Math.max(0, reset * 1000 - Date.now()) : reset * 1000;
+}
+
 function parseOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -103,6 +116,23 @@ function withQuery(url: string, query: UpstreamRequest["query"]): string {
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.append(k, String(v));
   const qs = params.toString();
   return qs ? url + "?" + qs : url;
+}
+
+/** Statuses followed for a request that allows redirects (`redirects`). */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * `url` as a path and query under `base` (its host and path prefix; its scheme too unless `anyScheme`,
+ * which takes http or https), or undefined when it is elsewhere.
+ */
+function under(url: URL, base: string, anyScheme: boolean): { path: string; query?: Record<string, string> } | undefined {
+  const b = new URL(base);
+  if (url.host !== b.host || url.username !== "" || url.password !== "") return undefined;
+  if (anyScheme ? url.protocol !== "http:" && url.protocol !== "https:" : url.protocol !== b.protocol) return undefined;
+  const prefix = b.pathname.replace(/\/+$/, "");
+  if (prefix !== "" && url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) return undefined;
+  const query = Object.fromEntries(url.searchParams);
+  return { path: url.pathname.slice(prefix.length) || "/", ...(Object.keys(query).length > 0 ? { query } : {}) };
 }
 
 /**
@@ -129,8 +159,6 @@ function breakerKeyOf(req: UpstreamRequest): string {
 /** A provider failure that says the provider is unwell (counts toward its circuit breaker). */
 class ProviderFailure extends UpstreamError {}
 
-/** Faults logged as warnings when they happen: the provider changed, or its bot protection answered. */
-const WARNED: ReadonlySet<FaultKind> = new Set(["drift", "challenged"]);
 
 /** A provider's wait shorter than this is only retried within the call; a longer one is kept for every caller. */
 const KEEP_WAIT_MS = 1000;
@@ -170,7 +198,9 @@ export class HttpUpstreamClient implements UpstreamClient {
   ) {
     const paced: PacingSettings = {};
     for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
-      if (def.minIntervalMs !== undefined) paced[def.id] = def.minIntervalMs;
+      // The table's interval, or the one the deployment's configuration gives (an OAuth client, an operator's variable).
+      const interval = pacingIntervalOf(def, config.providers[def.id]);
+      if (interval !== undefined) paced[def.id] = interval;
     }
     for (const [id, p] of Object.entries({ ...paced, ...pacing })) {
       if (p instanceof Pacer) this.pacers.set(id, p);
@@ -246,20 +276,23 @@ export class HttpUpstreamClient implements UpstreamClient {
   }
 
   send: UpstreamClient["send"] = ((req: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<unknown>> => {
-    const def = req.baseUrl === undefined && (req.host ?? "default") === "default" ? providerDef(req.provider) : undefined;
-    const client = def?.clientCredentials === undefined ? undefined : this.config.providers[req.provider]?.client;
-    if (def?.clientCredentials !== undefined && client !== undefined) return this.sendWithToken(req, def.clientCredentials, client, signal, clientGone);
+    const cc = req.baseUrl === undefined ? providerDef(req.provider)?.clientCredentials : undefined;
+    const client = cc === undefined ? undefined : this.config.providers[req.provider]?.client;
+    const route = cc === undefined || client === undefined ? undefined : tokenRoute(cc, req.host ?? "default");
+    if (cc !== undefined && client !== undefined && route !== undefined) return this.sendWithToken(req, cc, route, client, signal, clientGone);
     return this.sendOnce(req, signal, clientGone);
   }) as UpstreamClient["send"];
 
   /**
-   * A provider with an OAuth client configured: its default host's requests go to its API host with
-   * the application's bearer token (client-credentials.ts); a 401 drops the token and the request is
-   * sent once more with a new one.
+   * A provider with an OAuth client configured: its default host's requests go to its API host (and
+   * requests to its scoped hosts to their own) with the application's token of the route's scope
+   * (client-credentials.ts: tokenRoute, tokenHeaders); a 401 drops the token and the request is sent
+   * once more with a new one.
    */
   private async sendWithToken(
     req: UpstreamRequest,
-    cc: ClientCredentials,
+    cc: OAuthClient,
+    route: { host: string; scope?: string },
     client: { id: string; secret: string },
     signal: AbortSignal,
     clientGone: (() => boolean) | undefined,
@@ -270,16 +303,17 @@ export class HttpUpstreamClient implements UpstreamClient {
         req.provider,
         signal,
         // The token request itself goes to its own host without a token (sendOnce, not send).
-        (s) => this.sendOnce(tokenRequest(req.provider, cc, client), s, undefined) as Promise<UpstreamResponse<Static<typeof tokenResponse>>>,
+        (s) => this.sendOnce(tokenRequest(req.provider, cc, client, route.scope), s, undefined) as Promise<UpstreamResponse<Static<typeof tokenResponse>>>,
         cc,
+        route.scope,
       );
       const res = await this.sendOnce(
-        { ...req, host: cc.apiHost, headers: { ...req.headers, authorization: `bearer ${token}` }, acceptStatus: [...(req.acceptStatus ?? []), 401] },
+        { ...req, host: route.host, headers: { ...req.headers, ...tokenHeaders(cc, token, client.id) }, acceptStatus: [...(req.acceptStatus ?? []), 401] },
         signal,
         clientGone,
       );
       if (res.status !== 401) return res;
-      this.tokens.drop(req.provider, token);
+      this.tokens.drop(req.provider, token, route.scope);
       if (round > 0) {
         if (callerTakes401) return res;
         throw new UpstreamError("provider_error", `${titleOf(req.provider)} refused a new access token (HTTP 401).`, "key_refused", req.provider, {
@@ -306,8 +340,9 @@ export class HttpUpstreamClient implements UpstreamClient {
           hint: `The provider failed repeatedly; try again in about ${Math.ceil(this.breakerSettings.halfOpenAfterMs / 1000)} s.`,
         });
       }
-      if (err instanceof UpstreamError && WARNED.has(err.fault)) {
-        this.logger?.warn({ provider: req.provider, path: req.path, fault: err.fault, ...(err.pointer === undefined ? {} : { pointer: err.pointer }) }, err.fault === "drift" ? "provider answer drifted" : "provider challenged the request");
+      if (err instanceof UpstreamError && WARNED_FAULTS.has(err.fault) && this.logger !== undefined && !err.logged) {
+        err.logged = true;
+        this.logger.warn({ provider: req.provider, path: req.path, fault: err.fault, ...(err.pointer === undefined ? {} : { pointer: err.pointer }) }, warningOf(err.fault));
       }
       if (err instanceof UpstreamError && err.fault === "rate_limited" && err.retryAfter !== undefined && err.retryAfter * 1000 >= KEEP_WAIT_MS) {
         this.waitUntil.set(key, Date.now() + err.retryAfter * 1000);
@@ -411,7 +446,7 @@ export class HttpUpstreamClient implements UpstreamClient {
     });
   }
 
-  private async attempt(req: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse<unknown>> {
+  private async attempt(req: UpstreamRequest, signal: AbortSignal, hop = 0): Promise<UpstreamResponse<unknown>> {
     const { url, headers } = this.buildUrl(req);
     // Field values the schema allows (a 16,384-character token of emoji) can make a URL no server takes;
     // servers reset the connection or answer 414. Refused here, it is not a provider fault: the breaker
@@ -447,6 +482,10 @@ export class HttpUpstreamClient implements UpstreamClient {
       throw new AttemptError(`network error (${code})`, true);
     }
     const status = res.statusCode;
+    if (REDIRECTS.has(status) && (req.redirects ?? 0) > 0 && !(req.acceptStatus?.includes(status) ?? false)) {
+      await res.body.dump().catch(() => undefined);
+      return this.attempt(this.redirected(req, url, res.headers.location, hop), signal, hop + 1);
+    }
     let payload: string | Buffer;
     try {
       payload = await this.readCapped(res.body, res.headers["content-length"], signal, providerDef(req.provider)?.maxResponseBytes, binary);
@@ -468,12 +507,12 @@ export class HttpUpstreamClient implements UpstreamClient {
         hint: "The provider's bot protection refused this deployment's requests; nothing was charged. It may pass later or from another network; the operator can see it with `quarry providers check`.",
       });
     }
-    if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, parseRetryAfter(res.headers["retry-after"]), true);
+    if (status === 429) throw new AttemptError("rate limited by the provider (429)", true, waitOf(res.headers), true);
     if (status >= 500 && !accepted) throw new AttemptError(`HTTP ${status}`, true);
     if ((status < 200 || status >= 300) && !accepted) {
       // The provider's own error answer says more than the status (SerpApi's `{error}` with a 400).
       if (req.refusal !== undefined && typeof payload === "string") {
-        const refused = req.refusal(parseOrUndefined(payload), status);
+        const refused = req.refusal(parseOrUndefined(payload), status, res.headers);
         if (refused !== undefined && refused !== "no_results") throw refused;
       }
       const keyRefused = status === 401 || status === 402 || status === 403;
@@ -496,7 +535,9 @@ export class HttpUpstreamClient implements UpstreamClient {
     }
     const text = payload;
     if (req.responseType === "text") {
-      if (ok && req.response === "xml" && looksLikeHtml(text)) throw new ProviderDrift(req.provider, "", "is an HTML page where XML was expected");
+      if (ok && (req.response === "xml" || req.response === "text") && looksLikeHtml(text)) {
+        throw new ProviderDrift(req.provider, "", `is an HTML page where ${req.response === "xml" ? "XML" : "plain text"} was expected`);
+      }
       return { status, headers: res.headers, body: text, text };
     }
     let parsed: unknown;
@@ -507,8 +548,54 @@ export class HttpUpstreamClient implements UpstreamClient {
       if (ok && looksLikeHtml(text, headerText(res.headers["content-type"]))) throw new ProviderDrift(req.provider, "", "is an HTML page where JSON was expected");
       throw new AttemptError("the response was not valid JSON", true);
     }
-    checkJsonAnswer(req, status, parsed);
+    checkJsonAnswer(req, status, parsed, res.headers);
     return { status, headers: res.headers, body: parsed, text };
+  }
+
+  /**
+   * The next hop of a redirect the request allows (`redirects`): the same request at the Location, on
+   * one of the provider's own hosts (a relative Location, one on a configured base URL, or one on a
+   * public default base URL, http or https, rewritten onto the configured one). Anything else, or a
+   * hop past the limit, is refused: provider_error, not retried.
+   */
+  private redirected(req: UpstreamRequest, from: string, location: string | string[] | undefined, hop: number): UpstreamRequest {
+    const refuse = (why: string) =>
+      new UpstreamError("provider_error", `${titleOf(req.provider)} redirected the request ${why}; Quarry did not follow it.`, "refused", req.provider, {
+        retryable: false,
+        hint: "Quarry follows a provider's redirects only to the provider's own hosts, a few hops at most; nothing was charged. The operator can see it with `quarry providers check`.",
+      });
+    if (req.method !== "GET" || req.baseUrl !== undefined) throw refuse("(only GET requests to a provider of the table follow redirects)");
+    const most = req.redirects ?? 0;
+    if (hop >= most) throw refuse(`more than ${most} time${most === 1 ? "" : "s"}`);
+    if (typeof location !== "string" || location === "") throw refuse("without a Location");
+    const def = providerDef(req.provider);
+    const configured = this.config.providers[req.provider]?.hosts ?? {};
+    const current = configured[req.host ?? "default"];
+    let target: { host: string; path: string; query?: Record<string, string> } | undefined;
+    let shown = location;
+    try {
+      const resolved = new URL(location, from);
+      shown = resolved.origin;
+      for (const [host, base] of Object.entries(configured)) {
+        const at = under(resolved, base, false);
+        if (at !== undefined) target ??= { host, ...at };
+      }
+      // Resolved against the provider's public address of this request, checked against its public hosts.
+      const publicBase = def?.hosts[req.host ?? "default"]?.defaultBaseUrl;
+      if (target === undefined && publicBase !== undefined && current !== undefined && from.startsWith(current)) {
+        const onPublic = new URL(location, publicBase + from.slice(current.length));
+        shown = onPublic.origin;
+        for (const [host, h] of Object.entries(def?.hosts ?? {})) {
+          const at = under(onPublic, h.defaultBaseUrl, true);
+          if (at !== undefined) target ??= { host, ...at };
+        }
+      }
+    } catch {
+      throw refuse("to an address that is not a URL");
+    }
+    if (target === undefined) throw refuse(`to ${shown}, which is not one of its hosts`);
+    const { query: _, ...rest } = req;
+    return { ...rest, host: target.host, path: target.path, ...(target.query === undefined ? {} : { query: target.query }) };
   }
 
   /** Read the body as text (or as bytes, for `responseType: "bytes"`), refusing more than the configured size. */

@@ -25,6 +25,8 @@ export interface UpstreamErrorOptions extends ApiErrorOptions {
 
 export class UpstreamError extends ApiError {
   readonly pointer: string | undefined;
+  /** Set once the fault has been logged (by the client, or where it was thrown), so it is logged once. */
+  logged = false;
 
   constructor(
     code: Extract<ErrorCode, "provider_error" | "provider_timeout">,
@@ -54,4 +56,27 @@ export function describeWait(ms: number): string {
   const h = Math.floor(min / 60);
   const rest = min % 60;
   return rest === 0 ? `${h} h` : `${h} h ${rest} min`;
+}
+
+/** Faults logged as warnings when they happen: the provider changed, or its bot protection answered. */
+export const WARNED_FAULTS: ReadonlySet<FaultKind> = new Set(["drift", "challenged"]);
+
+/** The log message of a warned fault. */
+export function warningOf(fault: FaultKind): string {
+  return fault === "drift" ? "provider answer drifted" : "provider challenged the request";
+}
+
+/**
+ * The first drift or challenge in `err`'s cause chain that has not been logged yet (one a mapper
+ * threw after the client returned, or a fallback chain wrapped), marked as logged; else undefined.
+ */
+export function unloggedWarning(err: unknown): UpstreamError | undefined {
+  let at: unknown = err;
+  for (let depth = 0; depth < 6 && at instanceof Error; depth++, at = at.cause) {
+    if (at instanceof UpstreamError && WARNED_FAULTS.has(at.fault) && !at.logged) {
+      at.logged = true;
+      return at;
+    }
+  }
+  return undefined;
 }

@@ -14,6 +14,28 @@ export interface ProviderHost {
   defaultBaseUrl: string;
 }
 
+/**
+ * A provider's OAuth 2 client as the table declares it: where its token is asked for and where the
+ * provider's requests go with it (ClientCredentials), and what providers that differ from RFC 6749's
+ * defaults want instead (src/upstream/client-credentials.ts). Unset fields keep the defaults: no
+ * `scope`, the token as `authorization: bearer <token>`, only default-host requests carry one.
+ */
+export interface OAuthClient extends ClientCredentials {
+  /** The `scope` asked for with the token of default-host requests (a form field of the token request). */
+  scope?: string;
+  /**
+   * Other hosts whose requests carry a token too, each with the scope asked for it (one token per
+   * scope): `{ search: "search" }`. They keep their own host; only default-host requests go to `apiHost`.
+   */
+  scopedHosts?: Readonly<Record<string, string>>;
+  /** The header that carries the token, bare, instead of `authorization: bearer <token>` (Quran Foundation: `x-auth-token`). */
+  tokenHeader?: string;
+  /** A header that carries the client id beside the token (Quran Foundation: `x-client-id`). */
+  clientIdHeader?: string;
+  /** What kind of client the operator needs, said when the token endpoint refuses the credentials. */
+  clientKind?: string;
+}
+
 export interface ProviderDef {
   id: string;
   title: string;
@@ -39,6 +61,18 @@ export interface ProviderDef {
    * (src/upstream/pacing.ts); unset means unpaced.
    */
   minIntervalMs?: number;
+  /**
+   * `minIntervalMs` while the provider's OAuth client (`clientCredentials`) is configured: an
+   * authenticated client is allowed more (Reddit: 100 queries a minute per OAuth client id, against
+   * about 10 a minute keyless).
+   */
+  minIntervalMsWithClient?: number;
+  /**
+   * The variable (one of `extraVars`) that replaces the pacing interval, in milliseconds (0 turns
+   * pacing off), for providers whose allowance depends on the account (twitterapi.io: one request
+   * every 5 s until the account is topped up, 20 a second after). See `pacingIntervalOf`.
+   */
+  intervalVar?: string;
   /** Largest answer read from this provider (default UPSTREAM_MAX_RESPONSE_BYTES); SEC's XBRL instances need more. */
   maxResponseBytes?: number;
   /** Headers sent on every request to the provider (e.g. `accept`); a request's own headers win. */
@@ -50,7 +84,7 @@ export interface ProviderDef {
    * renewed before it expires and once on a 401 (src/upstream/client-credentials.ts). Without them,
    * requests go to their own host unauthenticated. Adapters never see either.
    */
-  clientCredentials?: ClientCredentials;
+  clientCredentials?: OAuthClient;
 }
 
 export const PROVIDERS = {
@@ -79,6 +113,9 @@ export const PROVIDERS = {
     title: "TheMealDB",
     hosts: { default: { baseUrlVar: "THEMEALDB_BASE_URL", defaultBaseUrl: "https://www.themealdb.com" } },
     keyVar: "THEMEALDB_API_KEY",
+    // Unset, TheMealDB's public test key `1` is sent (development only; production sets a supporter
+    // key: docs/providers.md): a source calling TheMealDB never lacks a key.
+    keyOptional: true,
     defaultKey: "1",
     keyPlacement: { in: "path" },
   },
@@ -97,8 +134,9 @@ export const PROVIDERS = {
   gutenberg: {
     id: "gutenberg",
     title: "Project Gutenberg",
-    // classics.search details: the opening of a book's plain-text file (docs/providers.md).
-    hosts: { default: { baseUrlVar: "GUTENBERG_BASE_URL", defaultBaseUrl: "https://www.gutenberg.org" } },
+    // classics.search details: the opening of a book's plain-text file (docs/providers.md). Project
+    // Gutenberg's own mirror: www.gutenberg.org is for human readers and blocks automated access.
+    hosts: { default: { baseUrlVar: "GUTENBERG_BASE_URL", defaultBaseUrl: "https://gutenberg.pglaf.org" } },
   },
   wikisource: {
     id: "wikisource",
@@ -126,10 +164,31 @@ export const PROVIDERS = {
     // 15 requests per 30 s per client (PROVIDERS.md; Rack::Attack in bible-api's app.rb): one every 2 s.
     minIntervalMs: 2000,
   },
+  // scripture.search (quran): the keyless api.quran.com v4 by default. With a Quran Foundation API client
+  // (QURAN_CLIENT_ID and QURAN_CLIENT_SECRET), the same verse requests go to its Content API with a token
+  // of scope `content`, and full-text search to its Search API with one of scope `search`; the token
+  // goes in `x-auth-token`, the client id in `x-client-id` (docs/providers.md, scripture.search).
   quran: {
     id: "quran",
-    title: "quran.com API v4",
-    hosts: { default: { baseUrlVar: "QURAN_BASE_URL", defaultBaseUrl: "https://api.quran.com/api/v4" } },
+    title: "Quran.com API (Quran Foundation)",
+    hosts: {
+      default: { baseUrlVar: "QURAN_BASE_URL", defaultBaseUrl: "https://api.quran.com/api/v4" },
+      content: { baseUrlVar: "QURAN_CONTENT_BASE_URL", defaultBaseUrl: "https://apis.quran.foundation/content/api/v4" },
+      search: { baseUrlVar: "QURAN_SEARCH_BASE_URL", defaultBaseUrl: "https://apis.quran.foundation/search" },
+      oauth2: { baseUrlVar: "QURAN_OAUTH2_BASE_URL", defaultBaseUrl: "https://oauth2.quran.foundation" },
+    },
+    clientCredentials: {
+      idVar: "QURAN_CLIENT_ID",
+      secretVar: "QURAN_CLIENT_SECRET",
+      tokenHost: "oauth2",
+      tokenPath: "/oauth2/token",
+      apiHost: "content",
+      scope: "content",
+      scopedHosts: { search: "search" },
+      tokenHeader: "x-auth-token",
+      clientIdHeader: "x-client-id",
+      clientKind: "a Quran Foundation API client with the `content` scope, and `search` for full-text queries",
+    },
   },
   twitterapi: {
     id: "twitterapi",
@@ -137,6 +196,16 @@ export const PROVIDERS = {
     hosts: { default: { baseUrlVar: "TWITTERAPI_BASE_URL", defaultBaseUrl: "https://api.twitterapi.io" } },
     keyVar: "TWITTERAPI_API_KEY",
     keyPlacement: { in: "header", name: "X-API-Key" },
+    // docs.twitterapi.io/rate-limits: an account that never topped up gets one request every 5 s (the
+    // safe default); a funded one 20 a second (TWITTERAPI_MIN_INTERVAL_MS=50), Scale 50, Business 500.
+    minIntervalMs: 5000,
+    intervalVar: "TWITTERAPI_MIN_INTERVAL_MS",
+    extraVars: [
+      {
+        name: "TWITTERAPI_MIN_INTERVAL_MS",
+        description: "least milliseconds between twitterapi.io requests (default 5000: an account never topped up; 50 for a funded one's 20 a second; 0 unpaced)",
+      },
+    ],
   },
   // Keyless public JSON by default; with an OAuth client (PROVIDERS.md), application-only tokens and oauth.reddit.com.
   reddit: {
@@ -153,6 +222,17 @@ export const PROVIDERS = {
       tokenPath: "/api/v1/access_token",
       apiHost: "oauth",
     },
+    // Keyless clients get about 10 requests a minute (PROVIDERS.md); an OAuth client 100 a minute per
+    // client id (Reddit Data API Wiki). REDDIT_MIN_INTERVAL_MS replaces either.
+    minIntervalMs: 6000,
+    minIntervalMsWithClient: 600,
+    intervalVar: "REDDIT_MIN_INTERVAL_MS",
+    extraVars: [
+      {
+        name: "REDDIT_MIN_INTERVAL_MS",
+        description: "least milliseconds between Reddit requests (default 6000 keyless, about 10 a minute; 600 with the OAuth client, 100 a minute; 0 unpaced)",
+      },
+    ],
   },
   openmeteo: {
     id: "openmeteo",
@@ -161,6 +241,12 @@ export const PROVIDERS = {
       default: { baseUrlVar: "OPENMETEO_BASE_URL", defaultBaseUrl: "https://api.open-meteo.com" },
       geocoding: { baseUrlVar: "OPENMETEO_GEOCODING_BASE_URL", defaultBaseUrl: "https://geocoding-api.open-meteo.com" },
     },
+    // The free API is for non-commercial use only (open-meteo.com/en/terms). A commercial deployment
+    // points both hosts at the customer API (customer-api. / customer-geocoding-api.open-meteo.com)
+    // and sets its subscription key, sent as `apikey`; without it the free API answers keyless.
+    keyVar: "OPENMETEO_API_KEY",
+    keyOptional: true,
+    keyPlacement: { in: "query", name: "apikey" },
   },
   ors: {
     id: "ors",
@@ -197,13 +283,6 @@ export const PROVIDERS = {
     keyOptional: true,
     keyPlacement: { in: "header", name: "authorization", prefix: "Bearer " },
     headers: { accept: "application/vnd.github+json", "x-github-api-version": "2022-11-28" },
-  },
-  patentsview: {
-    id: "patentsview",
-    title: "PatentsView",
-    hosts: { default: { baseUrlVar: "PATENTSVIEW_BASE_URL", defaultBaseUrl: "https://search.patentsview.org" } },
-    keyVar: "PATENTSVIEW_API_KEY",
-    keyPlacement: { in: "header", name: "x-api-key" },
   },
   youtube: {
     id: "youtube",
@@ -261,18 +340,21 @@ export const PROVIDERS = {
     keyVar: "COURTLISTENER_API_KEY",
     keyPlacement: { in: "header", name: "Authorization", prefix: "Token " },
   },
-  // legal.read (eu_official): EUR-Lex document HTML by CELEX. Whole acts run to several MB of HTML.
+  // EUR-Lex's front end: not read since it answers automated clients with an AWS WAF challenge
+  // (2025-11); legal.read reads the same texts from CELLAR. Only its probe calls it.
   eurlex: {
     id: "eurlex",
     title: "EUR-Lex",
     hosts: { default: { baseUrlVar: "EURLEX_BASE_URL", defaultBaseUrl: "https://eur-lex.europa.eu" } },
     maxResponseBytes: 16 * 1024 * 1024,
   },
-  // legal.search (eu): the Publications Office's CELLAR SPARQL endpoint (keyless).
+  // The Publications Office's CELLAR (keyless): legal.search (eu) queries its SPARQL endpoint,
+  // legal.read (eu_official) negotiates an act's HTML by CELEX. Whole acts run to several MB of HTML.
   eu_publications: {
     id: "eu_publications",
     title: "Publications Office of the EU (CELLAR)",
     hosts: { default: { baseUrlVar: "EU_PUBLICATIONS_BASE_URL", defaultBaseUrl: "https://publications.europa.eu" } },
+    maxResponseBytes: 16 * 1024 * 1024,
   },
   // legal.read (us_reports): the Library of Congress item API and its file host (the reports' PDFs).
   loc: {
@@ -312,8 +394,20 @@ export function providerDef(id: string): ProviderDef | undefined {
   return (PROVIDERS as Record<string, ProviderDef>)[id];
 }
 
+/**
+ * The least interval between request starts to a provider in this deployment (undefined or 0:
+ * unpaced): the operator's `intervalVar` when set (`configured.minIntervalMs`, config.ts), else
+ * `minIntervalMsWithClient` while the provider's OAuth client is configured, else `minIntervalMs`.
+ */
+export function pacingIntervalOf(def: ProviderDef, configured?: { client?: unknown; minIntervalMs?: number }): number | undefined {
+  if (configured?.minIntervalMs !== undefined) return configured.minIntervalMs;
+  if (configured?.client !== undefined && def.minIntervalMsWithClient !== undefined) return def.minIntervalMsWithClient;
+  return def.minIntervalMs;
+}
+
 /** The variable a source calling `provider` needs set (its key, unless the provider also answers without one). */
 export function requiredKeyOf(provider: ProviderId): string | undefined {
   const def: ProviderDef = PROVIDERS[provider];
-  return def.keyVar !== undefined && def.keyOptional !== true ? def.keyVar : undefined;
+  // A provider with a public default key (TheMealDB's `1`) always has one.
+  return def.keyVar !== undefined && def.keyOptional !== true && def.defaultKey === undefined ? def.keyVar : undefined;
 }

@@ -89,8 +89,8 @@ export function isSchema(response: ResponseDecl | undefined): response is TSchem
  * 2xx answer, the declared schema. Throws what the
  * caller answers instead; the upstream client and the tests' fake upstream run the same check.
  */
-export function checkJsonAnswer(req: UpstreamRequest, status: number, body: unknown): void {
-  const refused = req.refusal?.(body, status);
+export function checkJsonAnswer(req: UpstreamRequest, status: number, body: unknown, headers: Record<string, string | string[] | undefined> = {}): void {
+  const refused = req.refusal?.(body, status, headers);
   if (refused === "no_results") return;
   if (refused !== undefined) throw refused;
   if (status >= 200 && status < 300 && isSchema(req.response)) checkShape(req.provider, req.response, body);

@@ -56,6 +56,15 @@ export interface RequestBase {
   /** Non-2xx statuses that are answers, not failures (e.g. 404 meaning "no such item"). */
   acceptStatus?: number[];
   /**
+   * Redirects (301, 302, 303, 307, 308) followed, at most this many hops; default 0: a redirect is
+   * answered as its status. GET requests of a provider of the table only, and only to the provider's
+   * own hosts: a relative Location, or an absolute one on one of its configured base URLs, or on one
+   * of its public default base URLs (http or https: CELLAR's Locations are http), rewritten onto the
+   * configured base URL. Every hop carries the request's headers (content negotiation) within the
+   * same deadline; anything else is refused as provider_error.
+   */
+  redirects?: number;
+  /**
    * The request fetches an optional part of an answer (a README, an editions list): its 404 means
    * only that the part is absent. In the offline demo a request without a recording is then read as
    * absent; any other request without one is answered "no recording", never as the provider's 404
@@ -72,10 +81,11 @@ export interface RequestBase {
    * (SerpApi's `{error}`, Deezer's HTTP 200 `{error: {…}}`); `"no_results"` for a body that says the
    * provider found nothing (SerpApi's "hasn't returned any results", billed like an answer): it is
    * passed to the mapper unchecked, and the mapper reads it as an empty page; undefined for an
-   * ordinary answer. Runs on every parsed JSON answer, whatever its status. Provider families
+   * ordinary answer. Runs on every parsed JSON answer, whatever its status; the answer's headers
+   * come with it (a rate limit's `x-ratelimit-*`). Provider families
    * share one (capabilities/shared/), never a copy per capability.
    */
-  refusal?: (body: unknown, status: number) => ApiError | "no_results" | undefined;
+  refusal?: (body: unknown, status: number, headers: Record<string, string | string[] | undefined>) => ApiError | "no_results" | undefined;
 }
 
 /**
@@ -103,16 +113,7 @@ export interface BytesRequest extends RequestBase {
   response: DocumentKind;
 }
 
-/**
- * MIGRATION (issue 39): a request that declares no response yet; removed once every adapter declares
- * one, so the compiler then refuses an unchecked request.
- */
-export interface UndeclaredRequest extends RequestBase {
-  responseType?: "json" | "text" | "bytes";
-  response?: undefined;
-}
-
-export type UpstreamRequest = JsonRequest | TextRequest | BytesRequest | UndeclaredRequest;
+export type UpstreamRequest = JsonRequest | TextRequest | BytesRequest;
 
 export interface UpstreamResponse<T = unknown> {
   status: number;
@@ -123,6 +124,8 @@ export interface UpstreamResponse<T = unknown> {
    * mapped on read keeps it as its page's `source` (capabilities/types.ts, SearchPage).
    */
   text?: string;
+  /** Set when the answer came from Quarry's cache of an identical request (answer-cache.ts), not the provider. */
+  cached?: { ageMs: number };
 }
 
 /** The one client every provider call goes through: deadline, retries, errors, size cap, User-Agent. */
@@ -137,8 +140,7 @@ export interface UpstreamClient {
   send<S extends TSchema>(request: JsonRequest<S>, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<Static<S>>>;
   send(request: TextRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<string>>;
   send(request: BytesRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<Uint8Array>>;
-  /** MIGRATION (issue 39): removed with UndeclaredRequest. */
-  send<T = unknown>(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<T>>;
+  send(request: UpstreamRequest, signal: AbortSignal, clientGone?: () => boolean): Promise<UpstreamResponse<unknown>>;
   /** Whether the provider's key (if it needs one) is configured. */
   hasKey(provider: string): boolean;
   /** Log this client's warnings (drift, challenges, failures) there; the app attaches its logger once built. */

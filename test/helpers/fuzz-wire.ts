@@ -150,8 +150,10 @@ export function checkEnvelope(
   const spec = ERROR_CODES[e.code as keyof typeof ERROR_CODES];
   // not_found is 405 on a path served under other methods (docs/errors.md).
   if (status !== null && !(e.code === "not_found" && status === 405)) assert.equal(status, spec.status, `${where}: HTTP ${status} for code ${e.code}`);
-  // A provider's refusal is provider_error but not retryable, and its hint says why (docs/errors.md).
-  const refusal = e.code === "provider_error" && e.retryable === false && typeof e.hint === "string" && /refused/.test(e.hint);
+  // A provider's refusal, a changed answer (drift) or a bot challenge is provider_error but not
+  // retryable, and its hint says why (docs/errors.md).
+  const refusal =
+    e.code === "provider_error" && e.retryable === false && typeof e.hint === "string" && /refused|changed its answer|bot protection/.test(e.hint);
   if (!refusal) assert.equal(e.retryable, spec.retryable, `${where}: retryable of ${e.code}`);
   assert.ok(typeof e.message === "string" && e.message.length > 0, `${where}: message`);
   assert.ok(

@@ -19,6 +19,7 @@ import { replayEnvironment } from "../../src/replay/replay-env.ts";
 import { PostgresStore } from "../../src/store/postgres.ts";
 import { SqliteStore } from "../../src/store/sqlite.ts";
 import type { Store } from "../../src/store/types.ts";
+import { RedisAnswerStore } from "../../src/upstream/answer-cache-redis.ts";
 import { HttpUpstreamClient } from "../../src/upstream/client.ts";
 
 export interface HarnessOptions {
@@ -38,10 +39,14 @@ export interface HarnessOptions {
   logger?: AppDeps["logger"];
   /** Use this rate limiter (e.g. a Redis limiter behind a TCP proxy); it is closed with the harness. */
   limiter?: RateLimiter;
+  /** How OAuth client metadata documents are fetched (loopback documents served over https with a test CA). */
+  clientMetadataFetch?: AppDeps["clientMetadataFetch"];
 }
 
 export interface Harness {
   app: FastifyInstance;
+  /** The upstream client the app sends provider requests through (its pacing and breaker state). */
+  upstream: HttpUpstreamClient;
   services: Services;
   config: Config;
   store: Store;
@@ -96,7 +101,9 @@ export async function openTestStore(embedded = false): Promise<{ store: Store; c
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const replay = options.replay ?? (await startReplay());
-  const env = { ...replayEnvironment(replay.url), ...options.env };
+  // Quarry's answer cache is off unless a test turns it on (ANSWER_CACHE=on): most tests count the
+  // provider calls and charges of calls they repeat. Its own tests: test/economics.e2e.test.ts.
+  const env = { ...replayEnvironment(replay.url), ANSWER_CACHE: "off", ...options.env };
   const config = loadConfig(env);
   const opened = options.store ? null : await openTestStore(options.embedded);
   const store = options.store ?? opened!.store;
@@ -104,6 +111,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     options.limiter ?? (useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter());
   const upstream = new HttpUpstreamClient(config);
   const clock = options.clock ?? new ManualClock(Date.now());
+  const answerStore = useRedis() && config.answerCache.enabled ? await RedisAnswerStore.connect(process.env.REDIS_URL!, {}) : undefined;
   const app = await buildApp({
     config,
     store,
@@ -113,6 +121,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.registry ? { registry: options.registry } : {}),
     logger: options.logger ?? false,
     ...(options.sharpen ? { sharpen: options.sharpen } : {}),
+    ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
+    ...(answerStore ? { answerStore } : {}),
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
@@ -120,6 +130,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
   const harness: Harness = {
     app,
+    upstream,
     services: app.services,
     config,
     store,

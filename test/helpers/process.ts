@@ -45,13 +45,18 @@ process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
 
-/** The environment a Quarry child gets: the test's own, without store/limiter URLs, plus `extra`. */
+/**
+ * The environment a Quarry child gets: the test's own, without store/limiter URLs, plus `extra`.
+ * Quarry's answer cache is off unless `extra` turns it on, as in the harness: these tests count the
+ * provider calls and charges of calls they repeat.
+ */
 export function childEnv(extra: Record<string, string | undefined>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     LOG_LEVEL: "silent",
     HOST: "127.0.0.1",
     PORT: "0",
+    ANSWER_CACHE: "off",
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;

@@ -11,6 +11,7 @@ import { flag, num, oneOfOr, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { range } from "../framework/rules.ts";
 import { bareOpenAlexId, cursorPage, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
+import { DAY } from "../framework/durations.ts";
 
 const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1000, maximum: 2100, description }));
 
@@ -54,6 +55,8 @@ export const academicSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free(
     "Free: OpenAlex is a free public index; searches and details cost 0 credits. OpenAlex meters its own API: " +
       "without OPENALEX_API_KEY a deployment gets about 100 searches a day in all, with a free key about 1,000.",

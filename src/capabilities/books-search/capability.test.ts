@@ -33,7 +33,7 @@ test("defaults and the at-least-one rule (also published as anyOf)", () => {
 test("details follow one Open Library redirect to the work it points to", async () => {
   const { fakeContext, fixture, response } = await import("../../../test/helpers/capability-kit.ts");
   const { ctx, requests } = fakeContext((req: { path: string }) => {
-    if (req.path === "/works/OL1W.json") return { type: { key: "/type/redirect" }, location: "/works/OL16484595W" };
+    if (req.path === "/works/OL1W.json") return { key: "/works/OL1W", type: { key: "/type/redirect" }, location: "/works/OL16484595W" };
     if (req.path === "/works/OL16484595W.json") return fixture("openlibrary", "works_OL16484595W_quiet.json");
     return response(404, { error: "notfound" });
   });

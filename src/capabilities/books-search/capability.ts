@@ -7,6 +7,7 @@ import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
 import { num, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
 import {
@@ -19,6 +20,7 @@ import {
   toWorkRequest,
   workId,
 } from "./openlibrary.ts";
+import { DAY } from "../framework/durations.ts";
 
 const AT_LEAST_ONE = "Give at least one of `query`, `author`, `subject`; they combine.";
 
@@ -37,8 +39,8 @@ export type BooksSearchQuery = Static<typeof booksSearchSchema>;
 /** The work and its first page of editions, asked together. */
 function fetchWork(ctx: CapabilityContext<unknown>, id: string) {
   return Promise.all([
-    ctx.upstream.send<unknown>(toWorkRequest(id), ctx.signal),
-    ctx.upstream.send<unknown>(toEditionsRequest(id), ctx.signal),
+    ctx.upstream.send(toWorkRequest(id), ctx.signal),
+    ctx.upstream.send(toEditionsRequest(id), ctx.signal),
   ]);
 }
 
@@ -91,18 +93,18 @@ export const booksSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free("Free: Open Library is a free public catalogue; searches and details cost 0 credits."),
   rules: [atLeastOne(["query", "author", "subject"], `Provide at least one of \`query\`, \`author\` or \`subject\`.`)],
   sources: [
-    {
+    httpSource({
       id: "openlibrary",
       title: "Open Library",
-      async search(ctx, query, cursor) {
-        const page = cursorPage(cursor);
-        const response = await ctx.upstream.send<unknown>(toSearchRequest(query, page), ctx.signal);
-        return toSearchPage(response.body, page, query.num);
-      },
-    },
+      provider: "openlibrary",
+      request: (query: BooksSearchQuery, cursor) => toSearchRequest(query, cursorPage(cursor)),
+      toPage: (body, query, cursor) => toSearchPage(body, cursorPage(cursor), query.num),
+    }),
   ],
   update: { example: { title: "The same search, 3 a page", params: { num: 3 } } },
   actions: {

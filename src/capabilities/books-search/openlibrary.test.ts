@@ -6,11 +6,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture as recorded } from "../../../test/helpers/capability-kit.ts";
-import { ApiError } from "../../errors.ts";
+import { UpstreamError } from "../../upstream/faults.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import type { BooksSearchQuery } from "./capability.ts";
 import {
   cursorPage,
+  type OpenLibraryWork,
+  openLibraryEditions,
+  openLibraryProbe,
+  openLibraryRefusal,
+  openLibrarySearch,
+  openLibraryWork,
   redirectTarget,
   SEARCH_FIELDS,
   toDetail,
@@ -23,6 +30,9 @@ import {
 } from "./openlibrary.ts";
 
 const fixture = (name: string) => recorded("openlibrary", name);
+const search = (name: string) => checkShape("openlibrary", openLibrarySearch, fixture(name));
+const work = (name: string) => checkShape("openlibrary", openLibraryWork, fixture(name));
+const isDrift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^Open Library answered in a shape/.test(e.message);
 const query = (q: Partial<BooksSearchQuery>): BooksSearchQuery => ({ num: 10, ...q });
 
 test("search request: q/author/subject as given, explicit fields, page as offset/limit", () => {
@@ -50,7 +60,7 @@ test("cursorPage: {page: n} or page 1", () => {
 });
 
 test("recorded search: records carry the spec keys the docs have, never a snippet", () => {
-  const page = toSearchPage(fixture("search_denver.json"), 1, 5);
+  const page = toSearchPage(search("search_denver.json"), 1, 5);
   assert.equal(page.records.length, 5);
   assert.deepEqual(page.next, { page: 2 });
   const [dunning, gift, cereal, now] = page.records;
@@ -82,12 +92,31 @@ test("next page: only while numFound reaches past this page", () => {
   assert.equal(toSearchPage(body(500, 0), 60, 10).next, null, "an empty page ends the paging");
 });
 
-test("a doc without a work key is dropped; a missing docs list is a provider error", () => {
-  assert.equal(toRecord({ title: "no key" }), undefined);
+test("a doc whose key is not a work key is dropped; a doc without key or title, or an answer without docs, is drift", () => {
   assert.equal(toRecord({ key: "/books/OL1M", title: "an edition" }), undefined);
-  assert.equal(toRecord({ key: "/works/OL9W" })?.summary.title, "Untitled work");
+  assert.equal(toRecord({ key: "/works/OL9W", title: "  " })?.summary.title, "Untitled work");
   assert.deepEqual(toRecord({ key: "/works/OL9W", title: "x", ratings_average: 3.888888 })?.summary.rating, 3.89);
-  assert.throws(() => toSearchPage({ error: "boom" }, 1, 10), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.throws(() => checkShape("openlibrary", openLibrarySearch, { error: "boom" }), isDrift("/numFound"));
+  assert.throws(() => checkShape("openlibrary", openLibrarySearch, { numFound: 1, docs: [{ title: "no key" }] }), isDrift("/docs/0/key"));
+  assert.throws(() => checkShape("openlibrary", openLibrarySearch, { numFound: 1, docs: [{ key: "/works/OL9W" }] }), isDrift("/docs/0/title"));
+  assert.throws(() => checkShape("openlibrary", openLibrarySearch, { numFound: 1, docs: [{ key: "/works/OL9W", title: "x", cover_i: "8010520" }] }), isDrift("/docs/0/cover_i"));
+});
+
+test("every recording fits its declared answer", () => {
+  for (const f of ["search_denver.json", "search_denver_co.json", "search_quiet_constructed.json"]) search(f);
+  for (const f of ["works_OL16484595W_quiet.json", "works_OL155455W_dorsai.json", "works_OL21417594W_legend.json"]) work(f);
+  checkShape("openlibrary", openLibraryEditions, fixture("editions_OL45804W_documented.json"));
+});
+
+test("Open Library's refusal hook: a 403 is its bot policy, naming QUARRY_CONTACT; other answers pass", () => {
+  const refused = openLibraryRefusal(undefined, 403);
+  assert.ok(refused instanceof UpstreamError && refused.code === "provider_error" && refused.fault === "refused" && refused.retryable === false);
+  assert.match(refused.hint ?? "", /QUARRY_CONTACT/);
+  assert.equal(openLibraryRefusal(fixture("search_denver.json"), 200), undefined);
+  assert.equal(openLibraryRefusal({ error: "notfound" }, 404), undefined);
+  assert.equal(toSearchRequest(query({ query: "x" }), 1).refusal, openLibraryRefusal);
+  assert.equal(openLibraryProbe.request.path, "/works/OL16484595W.json");
+  assert.equal(openLibraryProbe.request.response, openLibraryWork);
 });
 
 test("workId: keys and bare ids only", () => {
@@ -99,7 +128,14 @@ test("workId: keys and bare ids only", () => {
 });
 
 test("work and editions requests: 404 is an answer (the editions list an optional part of the details)", () => {
-  assert.deepEqual(toWorkRequest("OL1W"), { provider: "openlibrary", method: "GET", path: "/works/OL1W.json", acceptStatus: [404] });
+  assert.deepEqual(toWorkRequest("OL1W"), {
+    provider: "openlibrary",
+    method: "GET",
+    path: "/works/OL1W.json",
+    acceptStatus: [404],
+    refusal: openLibraryRefusal,
+    response: openLibraryWork,
+  });
   assert.deepEqual(toEditionsRequest("OL1W"), {
     provider: "openlibrary",
     method: "GET",
@@ -107,11 +143,13 @@ test("work and editions requests: 404 is an answer (the editions list an optiona
     query: { limit: 20 },
     acceptStatus: [404],
     optionalPart: true,
+    refusal: openLibraryRefusal,
+    response: openLibraryEditions,
   });
 });
 
 test("details from the recorded work Quiet: subjects deduplicated, links, no description (the work has none)", () => {
-  const { detail, links } = toDetail("OL16484595W", fixture("works_OL16484595W_quiet.json"), undefined);
+  const { detail, links } = toDetail("OL16484595W", work("works_OL16484595W_quiet.json"), undefined);
   assert.equal(detail.work_id, "OL16484595W");
   assert.equal(detail.title, "Quiet");
   assert.equal("description" in detail, false);
@@ -127,17 +165,19 @@ test("details from the recorded work Quiet: subjects deduplicated, links, no des
 });
 
 test("details: a {type, value} description and free-text first publish date (Dorsai!)", () => {
-  const { detail } = toDetail("OL155455W", fixture("works_OL155455W_dorsai.json"), undefined);
+  const { detail } = toDetail("OL155455W", work("works_OL155455W_dorsai.json"), undefined);
   assert.equal(detail.title, "Dorsai!");
   assert.equal(detail.first_publish_date, "February 1983");
   assert.ok(Array.isArray(detail.subjects));
-  const minimal = toDetail("OL21417594W", fixture("works_OL21417594W_legend.json"), undefined).detail;
+  const minimal = toDetail("OL21417594W", work("works_OL21417594W_legend.json"), undefined).detail;
   assert.equal("cover_url" in minimal, false);
-  assert.equal(toDetail("OL1W", { key: "/works/OL1W", description: { type: "/type/text", value: "A story." } }, undefined).detail.description, "A story.");
+  const typed = checkShape("openlibrary", openLibraryWork, { key: "/works/OL1W", description: { type: "/type/text", value: "A story." } });
+  assert.equal(toDetail("OL1W", typed, undefined).detail.description, "A story.");
 });
 
 test("details: editions with their ISBNs from the documented editions example", () => {
-  const { detail } = toDetail("OL45804W", { key: "/works/OL45804W", title: "Fantastic Mr Fox" }, fixture("editions_OL45804W_documented.json"));
+  const editions = checkShape("openlibrary", openLibraryEditions, fixture("editions_OL45804W_documented.json"));
+  const { detail } = toDetail("OL45804W", { key: "/works/OL45804W", title: "Fantastic Mr Fox" }, editions);
   assert.equal(detail.edition_count, 1);
   assert.deepEqual(detail.editions, [
     {
@@ -153,8 +193,11 @@ test("details: editions with their ISBNs from the documented editions example", 
   ] satisfies JsonObject[]);
 });
 
-test("details: a body that is not a work is a provider error; a redirect names its target", () => {
-  assert.throws(() => toDetail("OL1W", { error: "notfound" }, undefined), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
-  assert.equal(redirectTarget({ type: { key: "/type/redirect" }, location: "/works/OL2W" }), "OL2W");
-  assert.equal(redirectTarget(fixture("works_OL16484595W_quiet.json")), undefined);
+test("details: a body that is not a work is drift at /key; a retyped description too; a redirect names its target", () => {
+  assert.throws(() => checkShape("openlibrary", openLibraryWork, { error: "notfound" }), isDrift("/key"));
+  assert.throws(() => checkShape("openlibrary", openLibraryWork, { key: "/works/OL1W", subjects: "Fiction" }), isDrift("/subjects"));
+  const redirect: OpenLibraryWork = { key: "/works/OL1W", type: { key: "/type/redirect" }, location: "/works/OL2W" };
+  assert.equal(redirectTarget(redirect), "OL2W");
+  assert.equal(redirectTarget(work("works_OL16484595W_quiet.json")), undefined);
+  assert.throws(() => checkShape("openlibrary", openLibraryEditions, { size: 1, works: [] }), isDrift("/entries"));
 });

@@ -1,12 +1,16 @@
 /**
  * Open Library mappers for books.search: query → `GET /search.json` (explicit `fields=`), a search
  * answer → records (no snippet), and a work (`GET /works/{id}.json`) with its editions
- * (`GET /works/{id}/editions.json`) → the `details` object. Pure functions, no I/O.
+ * (`GET /works/{id}/editions.json`) → the `details` object. Each request declares the fields its
+ * mapper reads; Open Library's refusals go through the family's `refusal` hook. Pure functions, no I/O.
  */
-import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { UpstreamError } from "../../upstream/faults.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
-import { arr, clip, defined, int, num, obj, str, strings } from "../shared/read.ts";
+import { clip, defined, str, strings } from "../shared/read.ts";
 import type { BooksSearchQuery } from "./capability.ts";
 
 const SITE = "https://openlibrary.org";
@@ -26,6 +30,81 @@ const DETAIL_MAX_SUBJECTS = 50;
 /** Description length in details. */
 export const DESCRIPTION_MAX_CHARS = 5_000;
 
+const strs = Type.Optional(Type.Array(Type.String()));
+
+/** One search doc: the `fields=` asked for; only the work key and title are always there. */
+export const openLibraryDoc = Type.Object({
+  key: Type.String(),
+  title: Type.String(),
+  author_name: strs,
+  first_publish_year: Type.Optional(Type.Integer()),
+  edition_count: Type.Optional(Type.Integer()),
+  ratings_average: Type.Optional(Type.Number()),
+  subject: strs,
+  isbn: strs,
+  cover_i: Type.Optional(Type.Integer()),
+});
+
+/** A search answer: the docs and how many works match (for `has_more`). */
+export const openLibrarySearch = Type.Object({ numFound: Type.Integer(), docs: Type.Array(openLibraryDoc) });
+
+/** Open Library's text values: a string, or `{type: "/type/text", value}`. */
+const text = Type.Union([Type.String(), Type.Object({ value: Type.String() })]);
+
+/**
+ * A work (`GET /works/{id}.json`), or a redirect record pointing to the work it was merged into
+ * (`type.key` `/type/redirect`, `location`). Only the key is always there.
+ */
+export const openLibraryWork = Type.Object({
+  key: Type.String(),
+  type: Type.Optional(Type.Object({ key: Type.String() })),
+  location: Type.Optional(Type.String()),
+  title: nullish(Type.String()),
+  description: Type.Optional(text),
+  first_publish_date: Type.Optional(Type.String()),
+  subjects: strs,
+  subject_places: strs,
+  subject_people: strs,
+  subject_times: strs,
+  covers: Type.Optional(Type.Array(Type.Integer())),
+  links: Type.Optional(Type.Array(Type.Object({ url: Type.String(), title: Type.Optional(Type.String()) }))),
+});
+
+/** A work's editions page (`GET /works/{id}/editions.json`). */
+export const openLibraryEditions = Type.Object({
+  size: Type.Optional(Type.Integer()),
+  entries: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      title: Type.Optional(Type.String()),
+      publish_date: Type.Optional(Type.String()),
+      publishers: strs,
+      isbn_13: strs,
+      isbn_10: strs,
+      number_of_pages: Type.Optional(Type.Integer()),
+    }),
+  ),
+});
+
+export type OpenLibraryDoc = Static<typeof openLibraryDoc>;
+export type OpenLibrarySearch = Static<typeof openLibrarySearch>;
+export type OpenLibraryWork = Static<typeof openLibraryWork>;
+export type OpenLibraryEditions = Static<typeof openLibraryEditions>;
+
+/**
+ * Open Library's refusals (family hook): a 403 is its bot policy refusing this deployment's
+ * User-Agent (Open Library refuses API clients that name themselves without a contact).
+ */
+export function openLibraryRefusal(_body: unknown, status: number): UpstreamError | undefined {
+  if (status !== 403) return undefined;
+  return new UpstreamError("provider_error", "Open Library refused this deployment's requests (HTTP 403).", "refused", "openlibrary", {
+    retryable: false,
+    hint:
+      "Open Library refuses API clients whose User-Agent gives no contact (https://openlibrary.org/developers/api): the operator " +
+      "sets QUARRY_CONTACT to an e-mail address or URL. Nothing was charged.",
+  });
+}
+
 /** A work key from a search doc or a stored ref: `/works/OL45804W` or `OL45804W` → `OL45804W`. */
 export function workId(value: unknown): string | undefined {
   const match = /^(?:\/works\/)?(OL\d+W)$/.exec(str(value) ?? "");
@@ -43,7 +122,7 @@ export function cursorPage(cursor: JsonValue): number {
  * of `num` results as `offset`/`limit` (Open Library takes either `page` or `offset`; offsets make
  * the page independent of how Open Library sizes its own pages).
  */
-export function toSearchRequest(query: BooksSearchQuery, page: number): UpstreamRequest {
+export function toSearchRequest(query: BooksSearchQuery, page: number): JsonRequest<typeof openLibrarySearch> {
   return {
     provider: "openlibrary",
     method: "GET",
@@ -56,38 +135,33 @@ export function toSearchRequest(query: BooksSearchQuery, page: number): Upstream
       limit: query.num,
       offset: (page - 1) * query.num,
     },
+    refusal: openLibraryRefusal,
+    response: openLibrarySearch,
   };
 }
 
 /** A search answer → records; the next page while Open Library reports matches past this one. */
-export function toSearchPage(body: unknown, page: number, perPage: number): SourcePage {
-  const root = obj(body);
-  const docs = arr(root?.docs);
-  if (root === undefined || docs === undefined) {
-    throw new ApiError("provider_error", "Open Library answered a search without a docs list.");
-  }
-  const records = docs.slice(0, perPage).flatMap((doc) => {
+export function toSearchPage(body: OpenLibrarySearch, page: number, perPage: number): SourcePage {
+  const records = body.docs.slice(0, perPage).flatMap((doc) => {
     const record = toRecord(doc);
     return record === undefined ? [] : [record];
   });
-  const found = int(root.numFound) ?? int(root.num_found) ?? 0;
-  const more = docs.length > 0 && found > page * perPage;
+  const more = body.docs.length > 0 && body.numFound > page * perPage;
   return { records, next: more ? { page: page + 1 } : null };
 }
 
 /** One search doc → one record (spec 4.6: no snippet); a doc without a work key is dropped. */
-export function toRecord(value: unknown): RecordDraft | undefined {
-  const doc = obj(value);
-  const id = workId(doc?.key);
-  if (doc === undefined || id === undefined) return undefined;
-  const rating = num(doc.ratings_average);
-  const cover = int(doc.cover_i);
+export function toRecord(doc: OpenLibraryDoc): RecordDraft | undefined {
+  const id = workId(doc.key);
+  if (id === undefined) return undefined;
+  const rating = doc.ratings_average;
+  const cover = doc.cover_i;
   const summary = defined({
     title: oneLine(str(doc.title)) ?? "Untitled work",
     url: `${SITE}/works/${id}`,
     authors: strings(doc.author_name, SUMMARY_MAX_AUTHORS),
-    first_published: int(doc.first_publish_year),
-    editions: int(doc.edition_count),
+    first_published: doc.first_publish_year,
+    editions: doc.edition_count,
     rating: rating === undefined ? undefined : Math.round(rating * 100) / 100,
     subjects: strings(doc.subject, SUMMARY_MAX_SUBJECTS),
     isbn: preferredIsbn(strings(doc.isbn)),
@@ -102,36 +176,40 @@ function preferredIsbn(isbns: string[] | undefined): string | undefined {
 }
 
 /** `GET /works/{id}.json`. 404 is an answer: the work is not in Open Library (any more). */
-export function toWorkRequest(id: string): UpstreamRequest {
-  return { provider: "openlibrary", method: "GET", path: `/works/${id}.json`, acceptStatus: [404] };
+export function toWorkRequest(id: string): JsonRequest<typeof openLibraryWork> {
+  return { provider: "openlibrary", method: "GET", path: `/works/${id}.json`, acceptStatus: [404], refusal: openLibraryRefusal, response: openLibraryWork };
 }
 
 /** `GET /works/{id}/editions.json`, the first page of editions. 404: no editions list. */
-export function toEditionsRequest(id: string): UpstreamRequest {
-  return { provider: "openlibrary", method: "GET", path: `/works/${id}/editions.json`, query: { limit: DETAIL_MAX_EDITIONS }, acceptStatus: [404], optionalPart: true };
+export function toEditionsRequest(id: string): JsonRequest<typeof openLibraryEditions> {
+  return {
+    provider: "openlibrary",
+    method: "GET",
+    path: `/works/${id}/editions.json`,
+    query: { limit: DETAIL_MAX_EDITIONS },
+    acceptStatus: [404],
+    optionalPart: true,
+    refusal: openLibraryRefusal,
+    response: openLibraryEditions,
+  };
 }
 
 /** The work a redirect record points to (`{type: /type/redirect, location: /works/OL…W}`), if it is one. */
-export function redirectTarget(body: unknown): string | undefined {
-  const work = obj(body);
-  return str(obj(work?.type)?.key) === "/type/redirect" ? workId(work?.location) : undefined;
+export function redirectTarget(work: OpenLibraryWork): string | undefined {
+  return work.type?.key === "/type/redirect" ? workId(work.location) : undefined;
 }
 
 /** Open Library writes text either as a string or as `{type: "/type/text", value}`. */
-function textValue(value: unknown): string | undefined {
-  return str(value) ?? str(obj(value)?.value);
+function textValue(value: OpenLibraryWork["description"]): string | undefined {
+  return typeof value === "string" ? str(value) : str(value?.value);
 }
 
 /** The work and (optionally) its editions → `details`: description, subjects, editions with ISBNs, links. */
-export function toDetail(id: string, workBody: unknown, editionsBody: unknown): { detail: JsonObject; links: Link[] } {
-  const work = obj(workBody);
-  if (work === undefined || workId(work.key) === undefined) {
-    throw new ApiError("provider_error", `Open Library answered work ${id} without a work record.`);
-  }
+export function toDetail(id: string, work: OpenLibraryWork, editionsBody: OpenLibraryEditions | undefined): { detail: JsonObject; links: Link[] } {
   const description = textValue(work.description);
   const subjects = unique(strings(work.subjects) ?? []).slice(0, DETAIL_MAX_SUBJECTS);
-  const covers = (arr(work.covers) ?? []).map(int).filter((c): c is number => c !== undefined && c > 0);
-  const editions = toEditions(editionsBody);
+  const covers = (work.covers ?? []).filter((c) => c > 0);
+  const editions = editionsBody === undefined ? undefined : toEditions(editionsBody);
   const detail = defined({
     work_id: id,
     title: oneLine(str(work.title)),
@@ -146,23 +224,18 @@ export function toDetail(id: string, workBody: unknown, editionsBody: unknown): 
     editions: editions?.list,
   });
   const links: Link[] = [{ label: "Open Library work page", url: `${SITE}/works/${id}` }];
-  for (const entry of arr(work.links) ?? []) {
-    const link = obj(entry);
-    const url = str(link?.url);
-    if (url !== undefined && /^https?:\/\//i.test(url)) links.push({ label: str(link?.title) ?? "Link", url });
+  for (const link of work.links ?? []) {
+    const url = str(link.url);
+    if (url !== undefined && /^https?:\/\//i.test(url)) links.push({ label: str(link.title) ?? "Link", url });
   }
   return { detail, links };
 }
 
 /** The editions page → up to DETAIL_MAX_EDITIONS editions, each with its ISBNs when it has them. */
-function toEditions(body: unknown): { count?: number; list?: JsonObject[] } | undefined {
-  const root = obj(body);
-  const entries = arr(root?.entries);
-  if (root === undefined || entries === undefined) return undefined;
-  const list = entries.slice(0, DETAIL_MAX_EDITIONS).flatMap((value) => {
-    const edition = obj(value);
-    const key = /^\/books\/(OL\d+M)$/.exec(str(edition?.key) ?? "")?.[1];
-    if (edition === undefined || key === undefined) return [];
+function toEditions(body: OpenLibraryEditions): { count?: number; list?: JsonObject[] } {
+  const list = body.entries.slice(0, DETAIL_MAX_EDITIONS).flatMap((edition) => {
+    const key = /^\/books\/(OL\d+M)$/.exec(str(edition.key) ?? "")?.[1];
+    if (key === undefined) return [];
     return [
       defined({
         edition_id: key,
@@ -171,12 +244,12 @@ function toEditions(body: unknown): { count?: number; list?: JsonObject[] } | un
         publishers: strings(edition.publishers),
         isbn_13: strings(edition.isbn_13),
         isbn_10: strings(edition.isbn_10),
-        pages: int(edition.number_of_pages),
+        pages: edition.number_of_pages,
         url: `${SITE}/books/${key}`,
       }),
     ];
   });
-  return { count: int(root.size), list: list.length > 0 ? list : undefined };
+  return { count: body.size, list: list.length > 0 ? list : undefined };
 }
 
 /** Runs of whitespace inside a title (Open Library has some) as one space. */
@@ -193,3 +266,10 @@ function unique(values: string[]): string[] {
     return true;
   });
 }
+
+/** The live check's probe: one work by its id (a free lookup; Open Library's documented example work). */
+export const openLibraryProbe: ProviderProbe = {
+  provider: "openlibrary",
+  what: "one work by id (free)",
+  request: toWorkRequest("OL16484595W"),
+};

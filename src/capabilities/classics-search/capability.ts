@@ -11,20 +11,14 @@ import { invalidRequest, STORED_DETAIL_GONE, sessionExpired } from "../../errors
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { num, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
 import { arr, obj, str } from "../shared/read.ts";
 import type { CapabilityContext, JsonObject, Link } from "../types.ts";
 import { excerptOf, toExcerptRequest } from "./gutenberg.ts";
-import {
-  type GutendexPage,
-  gutendexSlice,
-  needsNextPage,
-  parseGutendexCursor,
-  parseGutendexPage,
-  toGutenbergRecord,
-  toGutendexRequest,
-} from "./gutendex.ts";
+import { type GutendexPage, gutendexSlice, needsNextPage, parseGutendexCursor, toGutenbergRecord, toGutendexRequest } from "./gutendex.ts";
 import { parseWikisourceCursor, toWikisourcePage, toWikisourceRequest, wikisourceFallbackNotes } from "./wikisource.ts";
+import { DAY } from "../framework/durations.ts";
 
 const EITHER = "Give `query` or `author` (or both).";
 
@@ -48,8 +42,8 @@ export type ClassicsSearchQuery = Static<typeof classicsSearchSchema>;
 const EXCERPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 async function gutendexPage(ctx: CapabilityContext<unknown>, query: ClassicsSearchQuery, page: number): Promise<GutendexPage> {
-  const response = await ctx.upstream.send<unknown>(toGutendexRequest(query, page), ctx.signal);
-  return parseGutendexPage(response.body);
+  const response = await ctx.upstream.send(toGutendexRequest(query, page), ctx.signal);
+  return response.body;
 }
 
 function storedLinks(ref: JsonObject | null): Link[] {
@@ -86,12 +80,15 @@ export const classicsSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free("Free: Gutendex, Project Gutenberg and Wikisource are free public services; searches and details cost 0 credits."),
   rules: [atLeastOne(["query", "author"], EITHER)],
   sources: [
     {
       id: "gutendex",
       title: "Gutendex",
+      providers: ["gutendex"],
       async search(ctx, query, cursor) {
         const at = parseGutendexCursor(cursor);
         const first = await gutendexPage(ctx, query, at.page);
@@ -100,16 +97,14 @@ export const classicsSearch = defineCapability({
         return { records: slice.books.flatMap((b) => toGutenbergRecord(b) ?? []), next: slice.next === null ? null : { ...slice.next } };
       },
     },
-    {
+    httpSource({
       id: "wikisource",
       title: "Wikisource",
-      async search(ctx, query, cursor) {
-        const offset = parseWikisourceCursor(cursor);
-        const response = await ctx.upstream.send<unknown>(toWikisourceRequest(query, offset), ctx.signal);
-        return toWikisourcePage(response.body, offset);
-      },
+      provider: "wikisource",
+      request: (query: ClassicsSearchQuery, cursor) => toWikisourceRequest(query, parseWikisourceCursor(cursor)),
+      toPage: (body, _query, cursor) => toWikisourcePage(body, parseWikisourceCursor(cursor)),
       fallbackNotes: wikisourceFallbackNotes,
-    },
+    }),
   ],
   update: { example: { title: "The same search, books in English only", params: { language: "en" } } },
   actions: {
@@ -131,8 +126,9 @@ export const classicsSearch = defineCapability({
           return { detail: { ...record.detail, excerpt: null, excerpt_note: "Project Gutenberg has no plain-text edition of this book." }, links, billed: false };
         }
         const excerpt = await ctx.cache.getOrLoad("gutenberg-excerpt", String(id), { ttlMs: EXCERPT_TTL_MS }, async () => {
-          const response = await ctx.upstream.send<string>(toExcerptRequest(id), ctx.signal);
-          return { text: excerptOf(response.text ?? String(response.body)) };
+          const response = await ctx.upstream.send(toExcerptRequest(id), ctx.signal);
+          const type = response.headers["content-type"];
+          return { text: excerptOf(response.body, Array.isArray(type) ? type[0] : type) };
         });
         return { detail: { ...record.detail, excerpt: excerpt.text }, links };
       },

@@ -9,29 +9,39 @@
  * ignores the range sends the whole file, within the client's size limit. The excerpt is the text
  * after Project Gutenberg's "*** START OF THE PROJECT GUTENBERG EBOOK … ***" line (the licence
  * header before it is left out), blank-line runs shortened, cut at `EXCERPT_CHARS` on a word
- * boundary.
+ * boundary. An HTML page where the plain text was expected (a mirror's error or landing page) is
+ * drift, never an excerpt.
+ *
+ * Where: `GUTENBERG_BASE_URL`, by default Project Gutenberg's own mirror https://gutenberg.pglaf.org
+ * (the same `/cache/epub/` tree): gutenberg.org is for human readers and blocks automated access
+ * (its robot policy points programs at the mirrors; docs/providers.md, classics.search).
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { looksLikeHtml } from "../../upstream/challenge.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { ProviderDrift } from "../../upstream/response-check.ts";
+import type { TextRequest } from "../../upstream/types.ts";
 
 /** Bytes of the plain-text file asked for. */
 export const EXCERPT_RANGE_BYTES = 48 * 1024;
 /** Characters of the excerpt. */
 export const EXCERPT_CHARS = 2000;
 
-export function toExcerptRequest(gutenbergId: number): UpstreamRequest {
+export function toExcerptRequest(gutenbergId: number): TextRequest {
   return {
     provider: "gutenberg",
     method: "GET",
     path: `/cache/epub/${gutenbergId}/pg${gutenbergId}.txt`,
     headers: { range: `bytes=0-${EXCERPT_RANGE_BYTES - 1}` },
     responseType: "text",
+    response: "text",
   };
 }
 
 const START = /^\*{3}\s*START OF (?:THE|THIS) PROJECT GUTENBERG E-?BOOK[^\n]*$/im;
 
-/** The excerpt of a plain-text file's beginning; null when it holds no text. */
-export function excerptOf(text: string): string | null {
+/** The excerpt of a plain-text file's beginning; null when it holds no text; an HTML page is drift. */
+export function excerptOf(text: string, contentType?: string): string | null {
+  if (looksLikeHtml(text, contentType)) throw new ProviderDrift("gutenberg", "", "is an HTML page where the book's plain text was expected");
   let body = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
   const start = START.exec(body);
   if (start !== null) body = body.slice(start.index + start[0].length);
@@ -47,3 +57,10 @@ export function excerptOf(text: string): string | null {
   const space = cut.search(/\s\S*$/);
   return `${(space > EXCERPT_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
+
+/** The live check's probe: the opening of Frankenstein's plain text (#84), as details ask for it. */
+export const gutenbergProbe: ProviderProbe = {
+  provider: "gutenberg",
+  what: "the opening of one book's plain text (#84)",
+  request: toExcerptRequest(84),
+};

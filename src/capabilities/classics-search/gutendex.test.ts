@@ -6,21 +6,24 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
-import { ApiError } from "../../errors.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { Obj } from "../shared/read.ts";
 import {
   bookFormats,
+  type GutendexBook,
   type GutendexPage,
+  gutendexList,
+  gutendexProbe,
   gutendexSlice,
   needsNextPage,
   parseGutendexCursor,
-  parseGutendexPage,
   searchWords,
   toGutenbergRecord,
   toGutendexRequest,
 } from "./gutendex.ts";
 
-const recorded = () => parseGutendexPage(fixture("gutendex", "books_page1.json"));
+const recorded = () => checkShape("gutendex", gutendexList, fixture("gutendex", "books_page1.json"));
+const isDrift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^Gutendex answered in a shape/.test(e.message);
 
 test("request: search holds query then author; languages lower-cased; page always sent", () => {
   assert.deepEqual(toGutendexRequest({ query: "Pride", author: "Austen", language: "EN", num: 10 }, 1), {
@@ -28,6 +31,7 @@ test("request: search holds query then author; languages lower-cased; page alway
     method: "GET",
     path: "/books/",
     query: { search: "Pride Austen", languages: "en", page: 1 },
+    response: gutendexList,
   });
   assert.deepEqual(toGutendexRequest({ author: "Shelley", num: 5 }, 3).query, { search: "Shelley", page: 3 });
   assert.equal(searchWords({ query: "  Moby Dick ", author: undefined }), "Moby Dick");
@@ -98,30 +102,33 @@ test("a book without authors leaves `authors` out (Beowulf); the UTF-8 plain tex
 });
 
 test("formats: zip files and non-http values are not download links", () => {
-  assert.deepEqual(bookFormats({ "text/plain": "https://x/a.zip", "application/epub+zip": "ftp://x", "text/html": 4 }), {});
+  assert.deepEqual(bookFormats({ "text/plain": "https://x/a.zip", "application/epub+zip": "ftp://x", "text/html": " " }), {});
   assert.deepEqual(bookFormats(undefined), {});
 });
 
-test("a book without id or title is not a record; a summary becomes the snippet", () => {
-  assert.equal(toGutenbergRecord({ title: "x" }), null);
-  assert.equal(toGutenbergRecord({ id: 1 }), null);
-  const r = toGutenbergRecord({ id: 1, title: "T", summaries: ["A summary."], authors: [], languages: [] });
+test("a book whose title is null (Gutendex allows it) is not a record; a summary becomes the snippet", () => {
+  assert.equal(toGutenbergRecord({ id: 1, title: null }), null);
+  assert.equal(toGutenbergRecord({ id: 0, title: "x" }), null);
+  const r = toGutenbergRecord({ id: 1, title: "T", summaries: ["A summary."], authors: [], languages: [], download_count: null, copyright: null });
   assert.deepEqual(r?.summary, { title: "T", url: "https://www.gutenberg.org/ebooks/1", snippet: "A summary.", source: "gutenberg" });
 });
 
-test("a body without results is a provider error naming Gutendex's detail", () => {
-  assert.throws(
-    () => parseGutendexPage({ detail: "Invalid page." }),
-    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /Invalid page/.test(e.message),
-  );
-  assert.throws(() => parseGutendexPage("<html>"), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+test("drift: a body without results, a book without id or title key, a retyped field, naming Gutendex", () => {
+  assert.throws(() => checkShape("gutendex", gutendexList, { detail: "Invalid page." }), isDrift("/next"));
+  assert.throws(() => checkShape("gutendex", gutendexList, { count: 0, next: null }), isDrift("/results"));
+  assert.throws(() => checkShape("gutendex", gutendexList, { next: null, results: [{ title: "x" }] }), isDrift("/results/0/id"));
+  assert.throws(() => checkShape("gutendex", gutendexList, { next: null, results: [{ id: 1 }] }), isDrift("/results/0/title"));
+  assert.throws(() => checkShape("gutendex", gutendexList, { next: null, results: [{ id: 1, title: "T", download_count: "5" }] }), isDrift("/results/0/download_count"));
+  assert.equal(gutendexProbe.provider, "gutendex");
+  assert.equal(gutendexProbe.request.path, "/books/");
+  assert.equal(gutendexProbe.request.response, gutendexList);
 });
 
 /** Pages of numbered books: `total` books in pages of 32. */
 function pages(total: number): (page: number) => GutendexPage {
   return (page) => {
     const from = (page - 1) * 32;
-    const results = Array.from({ length: Math.max(0, Math.min(32, total - from)) }, (_, i) => ({ id: from + i + 1 }) as Obj);
+    const results = Array.from({ length: Math.max(0, Math.min(32, total - from)) }, (_, i): GutendexBook => ({ id: from + i + 1, title: `Book ${from + i + 1}` }));
     return { count: total, next: from + 32 < total ? `https://gutendex.com/books/?page=${page + 1}` : null, results };
   };
 }

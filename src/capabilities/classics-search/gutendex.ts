@@ -13,9 +13,11 @@
  * it has no author-only parameter), so `{query: "Pride", author: "Austen"}` asks `search=Pride
  * Austen`. `language` is Gutendex's `languages` filter.
  */
-import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
-import { arr, clip, defined, int, obj, type Obj, str, strings } from "../shared/read.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullable, nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
+import { clip, defined, int, obj, str, strings } from "../shared/read.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
 
 /** Books per Gutendex page (its documented page size). */
@@ -35,12 +37,38 @@ export interface GutendexCursor {
   skip: number;
 }
 
-/** A Gutendex list page as far as paging reads it. */
-export interface GutendexPage {
-  count?: number;
-  next?: string | null;
-  results: Obj[];
-}
+const person = Type.Object({ name: Type.String(), birth_year: nullish(Type.Integer()), death_year: nullish(Type.Integer()) });
+const strs = Type.Optional(Type.Array(Type.String()));
+
+/**
+ * One Gutendex book. Gutendex sends every field; `title`, `download_count` and `copyright` may be
+ * null (its model allows it), `summaries` only since 2025; `formats` maps a MIME type to a URL.
+ */
+export const gutendexBook = Type.Object({
+  id: Type.Integer(),
+  title: nullable(Type.String()),
+  authors: Type.Optional(Type.Array(person)),
+  translators: Type.Optional(Type.Array(person)),
+  summaries: strs,
+  subjects: strs,
+  bookshelves: strs,
+  languages: strs,
+  copyright: nullish(Type.Boolean()),
+  media_type: nullish(Type.String()),
+  formats: Type.Optional(Type.Record(Type.String(), Type.String())),
+  download_count: nullish(Type.Integer()),
+});
+
+/** A Gutendex list page: its books (0-32) and the next page's URL, null on the last. */
+export const gutendexList = Type.Object({
+  count: Type.Optional(Type.Integer()),
+  next: nullable(Type.String()),
+  results: Type.Array(gutendexBook),
+});
+
+export type GutendexBook = Static<typeof gutendexBook>;
+/** A Gutendex list page as paging reads it. */
+export type GutendexPage = Static<typeof gutendexList>;
 
 /** The words sent as Gutendex's `search` (and as Wikisource's `srsearch`): query, then author. */
 export function searchWords(query: Pick<ClassicsQuery, "query" | "author">): string {
@@ -61,7 +89,7 @@ export function parseGutendexCursor(cursor: JsonValue): GutendexCursor {
   };
 }
 
-export function toGutendexRequest(query: ClassicsQuery, page: number): UpstreamRequest {
+export function toGutendexRequest(query: ClassicsQuery, page: number): JsonRequest<typeof gutendexList> {
   return {
     provider: "gutendex",
     method: "GET",
@@ -71,24 +99,18 @@ export function toGutendexRequest(query: ClassicsQuery, page: number): UpstreamR
       ...(query.language === undefined ? {} : { languages: query.language.toLowerCase() }),
       page,
     },
+    response: gutendexList,
   };
-}
-
-/** A Gutendex list body; anything else is a provider error (an error page, a changed API). */
-export function parseGutendexPage(body: unknown): GutendexPage {
-  const o = obj(body);
-  const results = arr(o?.results);
-  if (o === undefined || results === undefined) {
-    const detail = str(o?.detail);
-    throw new ApiError("provider_error", `Gutendex answered without a book list${detail === undefined ? "" : `: ${detail}`}.`);
-  }
-  const next = str(o.next);
-  return { count: int(o.count), next: next ?? null, results: results.map(obj).filter((b): b is Obj => b !== undefined) };
 }
 
 /** Whether the slice starting at `at` needs the Gutendex page after `first` too. */
 export function needsNextPage(first: GutendexPage, at: GutendexCursor, num: number): boolean {
-  return first.next !== null && Math.max(0, first.results.length - at.skip) < num;
+  return hasNext(first) && Math.max(0, first.results.length - at.skip) < num;
+}
+
+/** Whether Gutendex has a page after this one (its `next` URL; an empty one is none). */
+function hasNext(page: GutendexPage): boolean {
+  return str(page.next) !== undefined;
 }
 
 /**
@@ -100,21 +122,21 @@ export function gutendexSlice(
   second: GutendexPage | null,
   at: GutendexCursor,
   num: number,
-): { books: Obj[]; next: GutendexCursor | null } {
+): { books: GutendexBook[]; next: GutendexCursor | null } {
   const fromFirst = first.results.slice(at.skip, at.skip + num);
   if (second === null) {
     const end = at.skip + fromFirst.length;
     if (end < first.results.length) return { books: fromFirst, next: { page: at.page, skip: end } };
-    return { books: fromFirst, next: first.next !== null && fromFirst.length > 0 ? { page: at.page + 1, skip: 0 } : null };
+    return { books: fromFirst, next: hasNext(first) && fromFirst.length > 0 ? { page: at.page + 1, skip: 0 } : null };
   }
   const fromSecond = second.results.slice(0, num - fromFirst.length);
   const books = [...fromFirst, ...fromSecond];
   if (fromSecond.length < second.results.length) return { books, next: { page: at.page + 1, skip: fromSecond.length } };
-  return { books, next: second.next !== null && second.results.length > 0 ? { page: at.page + 2, skip: 0 } : null };
+  return { books, next: hasNext(second) && second.results.length > 0 ? { page: at.page + 2, skip: 0 } : null };
 }
 
 /** The download links of a book's `formats` map (MIME type → URL), best variant of each kind. */
-export function bookFormats(formats: Obj | undefined): { plain_text?: string; epub?: string; html?: string } {
+export function bookFormats(formats: Record<string, string> | undefined): { plain_text?: string; epub?: string; html?: string } {
   const entries = Object.entries(formats ?? {}).flatMap(([mime, url]) => {
     const u = str(url);
     return u !== undefined && /^https?:\/\//i.test(u) && !/\.zip$/i.test(u) ? [[mime.toLowerCase(), u] as const] : [];
@@ -133,15 +155,16 @@ export function bookFormats(formats: Obj | undefined): { plain_text?: string; ep
   }) as { plain_text?: string; epub?: string; html?: string };
 }
 
-function person(value: unknown): JsonObject | undefined {
-  const p = obj(value);
-  const name = str(p?.name);
+type Person = Static<typeof person>;
+
+function personJson(p: Person): JsonObject | undefined {
+  const name = str(p.name);
   if (name === undefined) return undefined;
-  return defined({ name, birth_year: int(p?.birth_year), death_year: int(p?.death_year) });
+  return defined({ name, birth_year: p.birth_year ?? undefined, death_year: p.death_year ?? undefined });
 }
 
-function people(value: unknown): JsonObject[] {
-  return (arr(value) ?? []).map(person).filter((p): p is JsonObject => p !== undefined);
+function people(value: Person[] | undefined): JsonObject[] {
+  return (value ?? []).map(personJson).filter((p): p is JsonObject => p !== undefined);
 }
 
 /**
@@ -149,15 +172,15 @@ function people(value: unknown): JsonObject[] {
  * downloads) when Gutendex has them; the stored part of its detail (everything but the excerpt,
  * which `details` fetches once) and its links; the book id in `ref`.
  */
-export function toGutenbergRecord(book: Obj): RecordDraft | null {
-  const id = int(book.id);
+export function toGutenbergRecord(book: GutendexBook): RecordDraft | null {
+  const id = book.id;
   const title = str(book.title);
-  if (id === undefined || id <= 0 || title === undefined) return null;
+  if (id <= 0 || title === undefined) return null;
   const url = `${GUTENBERG_SITE}/ebooks/${id}`;
   const authors = people(book.authors);
   const translators = people(book.translators);
   const summaryText = strings(book.summaries)?.[0];
-  const formats = bookFormats(obj(book.formats));
+  const formats = bookFormats(book.formats);
   const summary = {
     title,
     url,
@@ -167,7 +190,7 @@ export function toGutenbergRecord(book: Obj): RecordDraft | null {
       authors: authors.length > 0 ? authors.map((a) => a.name as string) : undefined,
       languages: strings(book.languages),
       subjects: strings(book.subjects),
-      downloads: int(book.download_count),
+      downloads: book.download_count ?? undefined,
     }),
   };
   const detail = defined({
@@ -181,8 +204,8 @@ export function toGutenbergRecord(book: Obj): RecordDraft | null {
     subjects: strings(book.subjects),
     bookshelves: strings(book.bookshelves),
     summary: summaryText,
-    downloads: int(book.download_count),
-    copyright: typeof book.copyright === "boolean" ? book.copyright : undefined,
+    downloads: book.download_count ?? undefined,
+    copyright: book.copyright ?? undefined,
     media_type: str(book.media_type),
     formats: Object.keys(formats).length > 0 ? formats : undefined,
   });
@@ -196,3 +219,10 @@ export function toGutenbergRecord(book: Obj): RecordDraft | null {
     ref: { source: "gutenberg", gutenberg_id: id, has_plain_text: formats.plain_text !== undefined, links: links.map((l) => ({ ...l })) },
   };
 }
+
+/** The live check's probe: the adapter's own search for one title (a page of a few books). */
+export const gutendexProbe: ProviderProbe = {
+  provider: "gutendex",
+  what: "a search for one title (Frankenstein Shelley)",
+  request: toGutendexRequest({ query: "Frankenstein", author: "Shelley", num: 1 }, 1),
+};

@@ -6,8 +6,20 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture, fixtureText } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import { EXCERPT_CHARS, excerptOf, toExcerptRequest } from "./gutenberg.ts";
-import { parseWikisourceCursor, toWikisourcePage, toWikisourceRequest, wikisourceFallbackNotes, wikisourceUrl } from "./wikisource.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
+import { EXCERPT_CHARS, excerptOf, gutenbergProbe, toExcerptRequest } from "./gutenberg.ts";
+import {
+  mediaWikiRefusal,
+  mediaWikiSearch,
+  parseWikisourceCursor,
+  toWikisourcePage,
+  toWikisourceRequest,
+  wikisourceFallbackNotes,
+  wikisourceProbe,
+  wikisourceUrl,
+} from "./wikisource.ts";
+
+const search = (name: string) => checkShape("wikisource", mediaWikiSearch, fixture("wikisource", name));
 
 test("request: MediaWiki list=search with srlimit = num and the offset; author words appended", () => {
   assert.deepEqual(toWikisourceRequest({ query: "Albert Einstein", num: 10 }, 0), {
@@ -24,6 +36,8 @@ test("request: MediaWiki list=search with srlimit = num and the offset; author w
       srprop: "snippet|wordcount|size|timestamp",
       format: "json",
     },
+    refusal: mediaWikiRefusal,
+    response: mediaWikiSearch,
   });
   assert.equal(toWikisourceRequest({ query: "The Raven", author: "Poe", num: 5 }, 20).query?.srsearch, "The Raven Poe");
   assert.equal(parseWikisourceCursor({ offset: 20 }), 20);
@@ -31,7 +45,7 @@ test("request: MediaWiki list=search with srlimit = num and the offset; author w
 });
 
 test("the recorded search: title, url, source and words only; the snippet as text in the stored detail", () => {
-  const page = toWikisourcePage(fixture("wikisource", "search_albert_einstein.json"), 0);
+  const page = toWikisourcePage(search("search_albert_einstein.json"), 0);
   assert.equal(page.records.length, 10);
   assert.deepEqual(page.next, { offset: 10 });
   assert.equal(page.notes, undefined);
@@ -57,7 +71,7 @@ test("the recorded search: title, url, source and words only; the snippet as tex
 });
 
 test("hits without snippet or word count (srprop empty) keep title, url and source; legacy continuation pages on", () => {
-  const page = toWikisourcePage(fixture("wikisource", "search_porsche_srlimit3.json"), 0);
+  const page = toWikisourcePage(search("search_porsche_srlimit3.json"), 0);
   assert.deepEqual(
     page.records.map((r) => r.summary),
     [
@@ -70,18 +84,31 @@ test("hits without snippet or word count (srprop empty) keep title, url and sour
 });
 
 test("no hits: an empty page with the suggestion as a note, no next", () => {
-  const page = toWikisourcePage(fixture("wikisource", "search_empty_with_suggestion.json"), 0);
+  const page = toWikisourcePage(search("search_empty_with_suggestion.json"), 0);
   assert.deepEqual(page.records, []);
   assert.equal(page.next, null);
   assert.deepEqual(page.notes, ['Wikisource suggests searching for "hallelujah".']);
 });
 
-test("a MediaWiki error body, or no search list, is a provider error", () => {
+test("a MediaWiki error body (any status) is refused in its words before the schema; no search list is drift", () => {
+  const request = toWikisourceRequest({ query: "x", num: 10 }, 0);
+  const error = { error: { code: "srsearch-text-disabled", info: "text search is disabled" } };
   assert.throws(
-    () => toWikisourcePage({ error: { code: "srsearch-text-disabled", info: "text search is disabled" } }, 0),
-    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /text search is disabled/.test(e.message),
+    () => checkJsonAnswer(request, 200, error),
+    (e: unknown) => e instanceof ApiError && !(e instanceof ProviderDrift) && e.code === "provider_error" && /text search is disabled/.test(e.message),
   );
-  assert.throws(() => toWikisourcePage({ batchcomplete: "" }, 0), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.equal(mediaWikiRefusal(fixture("wikisource", "search_albert_einstein.json"), 200), undefined);
+  assert.throws(
+    () => checkJsonAnswer(request, 200, { batchcomplete: "" }),
+    (e: unknown) => e instanceof ProviderDrift && e.pointer === "/query" && /^Wikisource answered in a shape/.test(e.message),
+  );
+  assert.throws(() => checkShape("wikisource", mediaWikiSearch, { query: { search: [{ ns: 0 }] } }), (e: unknown) => e instanceof ProviderDrift && e.pointer === "/query/search/0/title");
+  assert.throws(
+    () => checkShape("wikisource", mediaWikiSearch, { query: { search: [{ title: "x", wordcount: "12" }] } }),
+    (e: unknown) => e instanceof ProviderDrift && e.pointer === "/query/search/0/wordcount",
+  );
+  assert.equal(wikisourceProbe.request.query?.srlimit, 1);
+  assert.equal(wikisourceProbe.request.response, mediaWikiSearch);
 });
 
 test("page urls: spaces as underscores, slashes and colons kept, the rest encoded", () => {
@@ -108,7 +135,9 @@ test("excerpt: asks for the file's beginning; the text after Gutenberg's START l
     path: "/cache/epub/84/pg84.txt",
     headers: { range: "bytes=0-49151" },
     responseType: "text",
+    response: "text",
   });
+  assert.deepEqual(gutenbergProbe.request, toExcerptRequest(84));
   const excerpt = excerptOf(fixtureText("gutenberg", "pg84.txt"))!;
   assert.ok(excerpt.startsWith("Frankenstein;\n\nor, the Modern Prometheus\n\nby Mary Wollstonecraft (Godwin) Shelley"), excerpt.slice(0, 80));
   assert.doesNotMatch(excerpt, /Project Gutenberg License|START OF/);
@@ -117,4 +146,11 @@ test("excerpt: asks for the file's beginning; the text after Gutenberg's START l
   assert.ok(excerpt.length <= EXCERPT_CHARS && excerpt.endsWith("…"));
   assert.equal(excerptOf("\ufeffShort text\r\nwithout a START line."), "Short text\nwithout a START line.");
   assert.equal(excerptOf("*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\n  \n"), null);
+});
+
+test("excerpt: an HTML page where the plain text was expected is drift naming Project Gutenberg", () => {
+  const drift = (e: unknown) => e instanceof ProviderDrift && e.pointer === "" && /^Project Gutenberg answered in a shape/.test(e.message) && e.retryable === false;
+  assert.throws(() => excerptOf("<!DOCTYPE html><html><head><title>Not found</title></head></html>"), drift);
+  assert.throws(() => excerptOf("Page moved", "text/html; charset=utf-8"), drift);
+  assert.ok(excerptOf(fixtureText("gutenberg", "pg84.txt"), "text/plain; charset=utf-8"));
 });

@@ -9,24 +9,59 @@
  * than guessed from page titles. The snippet (tags and entities removed) is the record's stored
  * excerpt for `details`, with the page link. English Wikisource is searched: `language` is not
  * applied, and the notes say so. Offsets page through the hits (`srlimit`, `sroffset`, and the
- * answer's `continue.sroffset`, or the legacy `query-continue.search.sroffset`).
+ * answer's `continue.sroffset`, or the legacy `query-continue.search.sroffset`). MediaWiki reports
+ * its errors as `{error: {code, info}}`, often with HTTP 200: read by the family's `refusal` hook.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { htmlToText } from "../shared/html-text.ts";
-import { arr, defined, int, obj, str } from "../shared/read.ts";
+import { defined, int, obj, str } from "../shared/read.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
 import { type ClassicsQuery, searchWords } from "./gutendex.ts";
 
 /** Where Wikisource pages are read (the public address, also when the API is reached elsewhere). */
 export const WIKISOURCE_SITE = "https://en.wikisource.org";
 
+const offset = Type.Optional(Type.Object({ sroffset: Type.Optional(Type.Integer()) }));
+
+/** One MediaWiki search hit with the `srprop`s asked for (`snippet|wordcount|size|timestamp`). */
+export const mediaWikiHit = Type.Object({
+  title: Type.String(),
+  snippet: Type.Optional(Type.String()),
+  wordcount: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.Integer()),
+  timestamp: Type.Optional(Type.String()),
+});
+
+/** A MediaWiki search answer: the hits, a suggestion, and where the next page starts (current or legacy continuation). */
+export const mediaWikiSearch = Type.Object({
+  query: Type.Object({
+    search: Type.Array(mediaWikiHit),
+    searchinfo: Type.Optional(Type.Object({ suggestion: Type.Optional(Type.String()) })),
+  }),
+  continue: offset,
+  "query-continue": Type.Optional(Type.Object({ search: offset })),
+});
+
+export type MediaWikiHit = Static<typeof mediaWikiHit>;
+export type MediaWikiSearch = Static<typeof mediaWikiSearch>;
+
+/** MediaWiki's own error answer (any status, usually 200): a provider error in its words. */
+export function mediaWikiRefusal(body: unknown, _status: number): ApiError | undefined {
+  const error = obj(obj(body)?.error);
+  if (error === undefined) return undefined;
+  const info = str(error.info) ?? str(error.code) ?? "an error";
+  return new ApiError("provider_error", `Wikisource reported ${info}.`);
+}
+
 export function parseWikisourceCursor(cursor: JsonValue): number {
   const offset = int(obj(cursor)?.offset);
   return offset !== undefined && offset >= 0 ? offset : 0;
 }
 
-export function toWikisourceRequest(query: ClassicsQuery, offset: number): UpstreamRequest {
+export function toWikisourceRequest(query: ClassicsQuery, offset: number): JsonRequest<typeof mediaWikiSearch> {
   return {
     provider: "wikisource",
     method: "GET",
@@ -41,6 +76,8 @@ export function toWikisourceRequest(query: ClassicsQuery, offset: number): Upstr
       srprop: "snippet|wordcount|size|timestamp",
       format: "json",
     },
+    refusal: mediaWikiRefusal,
+    response: mediaWikiSearch,
   };
 }
 
@@ -50,24 +87,24 @@ export function wikisourceUrl(title: string): string {
   return `${WIKISOURCE_SITE}/wiki/${path}`;
 }
 
-function nextOffset(body: Record<string, unknown>): number | undefined {
-  return int(obj(body.continue)?.sroffset) ?? int(obj(obj(body["query-continue"])?.search)?.sroffset);
+function nextOffset(body: MediaWikiSearch): number | undefined {
+  return body.continue?.sroffset ?? body["query-continue"]?.search?.sroffset;
 }
 
-function toRecord(hit: Record<string, unknown>): RecordDraft | null {
+function toRecord(hit: MediaWikiHit): RecordDraft | null {
   const title = str(hit.title);
   if (title === undefined) return null;
   const url = wikisourceUrl(title);
   const snippet = str(hit.snippet);
   const excerpt = snippet === undefined ? undefined : htmlToText(snippet).replace(/\n/g, " ") || undefined;
-  const words = int(hit.wordcount);
+  const words = hit.wordcount;
   const detail: JsonObject = defined({
     source: "wikisource",
     title,
     url,
     excerpt,
     words,
-    size_bytes: int(hit.size),
+    size_bytes: hit.size,
     last_edited: str(hit.timestamp),
   });
   return {
@@ -77,19 +114,11 @@ function toRecord(hit: Record<string, unknown>): RecordDraft | null {
   };
 }
 
-/** A MediaWiki search answer as a page; an `error` body is a provider error. */
-export function toWikisourcePage(body: unknown, offset: number): SourcePage {
-  const o = obj(body);
-  const error = obj(o?.error);
-  if (error !== undefined) {
-    const info = str(error.info) ?? str(error.code) ?? "an error";
-    throw new ApiError("provider_error", `Wikisource reported ${info}.`);
-  }
-  const hits = arr(obj(o?.query)?.search);
-  if (o === undefined || hits === undefined) throw new ApiError("provider_error", "Wikisource answered without search results.");
-  const records = hits.map((h) => obj(h)).flatMap((h) => (h === undefined ? [] : [toRecord(h)])).filter((r): r is RecordDraft => r !== null);
-  const next = nextOffset(o);
-  const suggestion = str(obj(obj(o.query)?.searchinfo)?.suggestion);
+/** A MediaWiki search answer as a page (its `error` answers were refused before: `mediaWikiRefusal`). */
+export function toWikisourcePage(body: MediaWikiSearch, offset: number): SourcePage {
+  const records = body.query.search.map(toRecord).filter((r): r is RecordDraft => r !== null);
+  const next = nextOffset(body);
+  const suggestion = str(body.query.searchinfo?.suggestion);
   return {
     records,
     next: records.length > 0 && next !== undefined && next > offset ? { offset: next } : null,
@@ -110,3 +139,10 @@ export function wikisourceFallbackNotes(query: ClassicsQuery): string[] {
   }
   return notes;
 }
+
+/** The live check's probe: the adapter's own search, one hit. */
+export const wikisourceProbe: ProviderProbe = {
+  provider: "wikisource",
+  what: "a one-hit search (Albert Einstein)",
+  request: toWikisourceRequest({ query: "Albert Einstein", num: 1 }, 0),
+};

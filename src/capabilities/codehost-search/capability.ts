@@ -9,10 +9,11 @@ import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView, type Source } from "../framework/define.ts";
 import { num, oneOfOr, text } from "../framework/fields.ts";
 import { custom } from "../framework/rules.ts";
-import { obj, str } from "../shared/read.ts";
 import type { CapabilityContext } from "../types.ts";
-import { cursorPage, readGitHub, READ_STATUSES, SORTS, toSearchPage, toSearchRequest } from "./github.ts";
-import { contentsRequest, readmeRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
+import { cursorPage, pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
+import { issuePlan, mergedIssueSlice, parseMergedCursor } from "./github-issues.ts";
+import { contentsRequest, movedTo, readmeRequest, repoByIdRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
+import { MINUTE } from "../framework/durations.ts";
 
 const KINDS = ["repositories", "code", "issues"] as const;
 
@@ -48,14 +49,33 @@ export const sortPerKind = custom(
   },
 );
 
+/**
+ * One slice of a search: repositories, code, and issues whose query names its kind are one GitHub
+ * search paged by `{page}`; issues and pull requests together are two searches merged (github-issues.ts).
+ */
 const github: Source<CodehostSearchQuery> = {
   id: "github",
   title: "GitHub",
+  providers: ["github"],
   async search(ctx, query, cursor) {
+    const plan = query.kind === "issues" ? issuePlan(query.query) : undefined;
+    if (plan?.kind === "merged") {
+      return mergedIssueSlice(
+        async (stream, page) => {
+          const q = stream === "issues" ? plan.issues : plan.pulls;
+          const response = await ctx.upstream.send(searchRequest("issues", q, query.sort, query.num, page), ctx.signal);
+          readGitHub(response, ctx.now());
+          return pastTheCap(response) ? null : response.body;
+        },
+        parseMergedCursor(cursor),
+        query.sort,
+        query.num,
+      );
+    }
     const page = cursorPage(cursor);
-    const response = await ctx.upstream.send<unknown>(toSearchRequest(query, page), ctx.signal);
+    const response = await ctx.upstream.send(toSearchRequest(query, page, plan?.q), ctx.signal);
     readGitHub(response, ctx.now());
-    return toSearchPage(response.body, query.kind, page, query.num);
+    return pastTheCap(response) ? pastTheCapPage() : toSearchPage(response.body, query.kind, page, query.num);
   },
 };
 
@@ -72,26 +92,24 @@ async function repositoryDetails(ctx: CapabilityContext<unknown>, record: Record
     );
   }
   return ctx.cache.getOrLoad("codehost.repository", repo.toLowerCase(), { ttlMs: DETAILS_TTL_MS }, async () => {
-    let found = await ctx.upstream.send<unknown>({ ...repoRequest(repo), acceptStatus: [301, 404, ...READ_STATUSES] }, ctx.signal);
+    let found = await ctx.upstream.send(repoRequest(repo), ctx.signal);
     // A renamed repository answers 301 with the address of its new self (`/repositories/{id}`).
-    const movedId = found.status === 301 ? /\/repositories\/(\d+)$/.exec(str(obj(found.body)?.url) ?? "")?.[1] : undefined;
-    if (movedId !== undefined) {
-      found = await ctx.upstream.send<unknown>({ ...repoRequest(repo), path: `/repositories/${movedId}` }, ctx.signal);
-    }
+    const movedId = found.status === 301 ? movedTo(found.body) : undefined;
+    if (movedId !== undefined) found = await ctx.upstream.send(repoByIdRequest(movedId), ctx.signal);
     if (found.status === 404 || found.status === 301) {
       throw invalidRequest(
         [{ path: "/record_id", message: `GitHub has no repository ${repo} (deleted, renamed or made private).` }],
         "The repository of this record is gone from GitHub; search again.",
       );
     }
-    readGitHub(found, ctx.now(), "repository");
-    const canonical = repoName(obj(found.body)?.full_name) ?? repo;
+    readGitHub(found, ctx.now());
+    const canonical = repoName(found.body.full_name) ?? repo;
     const [readme, contents] = await Promise.all([
-      ctx.upstream.send<unknown>(readmeRequest(canonical), ctx.signal),
-      ctx.upstream.send<unknown>(contentsRequest(canonical), ctx.signal),
+      ctx.upstream.send(readmeRequest(canonical), ctx.signal),
+      ctx.upstream.send(contentsRequest(canonical), ctx.signal),
     ]);
-    if (readme.status !== 404) readGitHub(readme, ctx.now(), "readme");
-    if (contents.status !== 404) readGitHub(contents, ctx.now(), "contents");
+    if (readme.status !== 404) readGitHub(readme, ctx.now());
+    if (contents.status !== 404) readGitHub(contents, ctx.now());
     return toRepoDetail(found.body, readme.status === 404 ? undefined : readme.body, contents.status === 404 ? undefined : contents.body);
   });
 }
@@ -103,13 +121,16 @@ export const codehostSearch = defineCapability({
   description:
     "Searches GitHub (REST search API). `query` takes GitHub's search syntax (qualifiers such as " +
     "`language:`, `user:`, `repo:`, `is:pr`). `kind` picks repositories (default), `code` or `issues` " +
-    "(issues and pull requests, told apart by each record's `kind`). `sort` per kind: `stars`, `forks`, " +
+    "(issues and pull requests, told apart by each record's `kind`; GitHub searches the two separately, so a " +
+    "query naming neither (`is:issue`, `is:pr`, `type:`) is two GitHub searches merged in the order asked, and a " +
+    "query naming one is a single search). `sort` per kind: `stars`, `forks`, " +
     "`updated` for repositories; `created`, `updated`, `comments` for issues; none for code (best match); " +
     "without it GitHub orders by best match. `kind: code` needs a GitHub token configured in the deployment " +
     "(GITHUB_TOKEN), else it answers 503 capability_unavailable; repositories and issues work without one at " +
     "GitHub's unauthenticated rate (60 requests an hour, 10 searches a minute; a used-up limit is a retryable " +
     "provider_error saying when to retry). Page paging; GitHub serves at most the first 1,000 results of a " +
-    "search, so `has_more` turns false there even when its total is larger. `details` (free, cached) gives " +
+    "search (of each of two merged searches), so `has_more` turns false there even when its total is larger. " +
+    "`details` (free, cached) gives " +
     "the record's repository (for issues and code, the repository they belong to): stats, license, topics, " +
     "the head of its README (up to 3,000 characters) and its top-level files.",
   topic: "research and reading",
@@ -136,6 +157,8 @@ export const codehostSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: 10 * MINUTE,
   cost: free("Free: GitHub's REST API has no per-call cost (unauthenticated: 60 requests an hour; with a token, 5,000)."),
   rules: [sortPerKind],
   variants: {

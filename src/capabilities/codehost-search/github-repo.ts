@@ -1,18 +1,56 @@
 /**
  * GitHub repository details for codehost.search: `GET /repos/{o}/{r}` (stats), then its README
- * (`/readme`, base64) and top-level listing (`/contents/`) → the `details` object. Pure mappers;
- * the capability's action sends the requests.
+ * (`/readme`, base64) and top-level listing (`/contents/`) → the `details` object. Each request
+ * declares the fields its mapper reads; pure mappers, the capability's action sends the requests.
  */
-import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link } from "../types.ts";
-import { arr, bool, defined, httpUrl, int, obj, str, strings } from "../shared/read.ts";
-import { READ_STATUSES } from "./github.ts";
+import { defined, httpUrl, str, strings } from "../shared/read.ts";
 
 /** The README's first characters kept in details, cut at a line end. */
 export const README_HEAD_CHARS = 3_000;
 /** Top-level entries listed in details. */
 export const MAX_FILES = 100;
+
+/** The repository object (`GET /repos/{o}/{r}`); `pushed_at` is null for an empty repository. */
+export const githubRepository = Type.Object({
+  full_name: Type.String(),
+  html_url: nullish(Type.String()),
+  description: nullish(Type.String()),
+  homepage: nullish(Type.String()),
+  language: nullish(Type.String()),
+  license: nullish(Type.Object({ spdx_id: nullish(Type.String()), name: nullish(Type.String()) })),
+  topics: Type.Optional(Type.Array(Type.String())),
+  archived: Type.Optional(Type.Boolean()),
+  fork: Type.Optional(Type.Boolean()),
+  default_branch: nullish(Type.String()),
+  stargazers_count: Type.Optional(Type.Integer()),
+  forks_count: Type.Optional(Type.Integer()),
+  subscribers_count: Type.Optional(Type.Integer()),
+  open_issues_count: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.Integer()),
+  created_at: nullish(Type.String()),
+  updated_at: nullish(Type.String()),
+  pushed_at: nullish(Type.String()),
+});
+
+/** A README (`GET …/readme`, default media type): base64 content; old answers have only `_links.html`. */
+export const githubReadme = Type.Object({
+  name: nullish(Type.String()),
+  content: Type.String(),
+  encoding: Type.String(),
+  html_url: nullish(Type.String()),
+  _links: Type.Optional(Type.Object({ html: nullish(Type.String()) })),
+});
+
+/** A directory listing (`GET …/contents/`): an array of entries. */
+export const githubContents = Type.Array(Type.Object({ name: Type.String(), type: Type.String(), size: Type.Optional(Type.Integer()) }));
+
+export type GitHubRepository = Static<typeof githubRepository>;
+export type GitHubReadme = Static<typeof githubReadme>;
+export type GitHubContents = Static<typeof githubContents>;
 
 /** `owner/repo` as GitHub names repositories; anything else (paths, dots only) is refused. */
 export function repoName(value: unknown): string | undefined {
@@ -20,27 +58,37 @@ export function repoName(value: unknown): string | undefined {
   return name !== undefined && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(name) && !/(^|\/)\.{1,2}(\/|$)/.test(name) ? name : undefined;
 }
 
-/** 404 is an answer (no such repository, no README, an empty repository); 403 and 422 are read too. */
-const read = [404, ...READ_STATUSES];
+/** 404 is an answer (no such repository, no README, an empty repository); a 403 is read for GitHub's rate limit. */
+const read = [404, 403];
 
-export function repoRequest(repo: string): UpstreamRequest {
-  return { provider: "github", method: "GET", path: `/repos/${repo}`, acceptStatus: read };
+/** `GET /repos/{o}/{r}`; a renamed repository answers 301 with its new address (the capability follows it). */
+export function repoRequest(repo: string): JsonRequest<typeof githubRepository> {
+  return { provider: "github", method: "GET", path: `/repos/${repo}`, acceptStatus: [301, ...read], response: githubRepository };
 }
 
-export function readmeRequest(repo: string): UpstreamRequest {
-  return { provider: "github", method: "GET", path: `/repos/${repo}/readme`, acceptStatus: read, optionalPart: true };
+/** `GET /repositories/{id}`: where a renamed repository's 301 points. */
+export function repoByIdRequest(id: string): JsonRequest<typeof githubRepository> {
+  return { provider: "github", method: "GET", path: `/repositories/${id}`, acceptStatus: read, response: githubRepository };
 }
 
-export function contentsRequest(repo: string): UpstreamRequest {
-  return { provider: "github", method: "GET", path: `/repos/${repo}/contents/`, acceptStatus: read, optionalPart: true };
+export function readmeRequest(repo: string): JsonRequest<typeof githubReadme> {
+  return { provider: "github", method: "GET", path: `/repos/${repo}/readme`, acceptStatus: read, optionalPart: true, response: githubReadme };
 }
 
-/** The head of a README body (`encoding: base64`, newlines inside): at most README_HEAD_CHARS, cut at a line end. */
-export function readmeHead(body: unknown): { name?: string; head: string; truncated: boolean; url?: string } | undefined {
-  const readme = obj(body);
-  const content = str(readme?.content);
-  if (readme === undefined || content === undefined || str(readme.encoding) !== "base64") return undefined;
-  const text = Buffer.from(content.replace(/\s+/g, ""), "base64").toString("utf8").replace(/\r\n/g, "\n");
+export function contentsRequest(repo: string): JsonRequest<typeof githubContents> {
+  return { provider: "github", method: "GET", path: `/repos/${repo}/contents/`, acceptStatus: read, optionalPart: true, response: githubContents };
+}
+
+/** The id of the repository a 301 answer points to (`{message, url: …/repositories/{id}}`). */
+export function movedTo(body: unknown): string | undefined {
+  const url = typeof body === "object" && body !== null && "url" in body ? str((body as { url: unknown }).url) : undefined;
+  return /\/repositories\/(\d+)$/.exec(url ?? "")?.[1];
+}
+
+/** The head of a README (`encoding: base64`, newlines inside): at most README_HEAD_CHARS, cut at a line end. */
+export function readmeHead(readme: GitHubReadme): { name?: string; head: string; truncated: boolean; url?: string } | undefined {
+  if (readme.encoding !== "base64") return undefined;
+  const text = Buffer.from(readme.content.replace(/\s+/g, ""), "base64").toString("utf8").replace(/\r\n/g, "\n");
   if (text.trim() === "") return undefined;
   let head = text;
   if (text.length > README_HEAD_CHARS) {
@@ -48,49 +96,44 @@ export function readmeHead(body: unknown): { name?: string; head: string; trunca
     const lineEnd = cut.lastIndexOf("\n");
     head = lineEnd > README_HEAD_CHARS / 2 ? cut.slice(0, lineEnd) : cut;
   }
-  const url = httpUrl(readme.html_url) ?? httpUrl(obj(readme._links)?.html);
-  return { ...(str(readme.name) === undefined ? {} : { name: str(readme.name) }), head: head.trimEnd(), truncated: head.length < text.length, ...(url ? { url } : {}) };
+  const url = httpUrl(readme.html_url) ?? httpUrl(readme._links?.html);
+  const name = str(readme.name);
+  return { ...(name === undefined ? {} : { name }), head: head.trimEnd(), truncated: head.length < text.length, ...(url ? { url } : {}) };
 }
 
-/** A directory listing (an array) → its entries: name, type and the size of files. */
-export function topLevelFiles(body: unknown): JsonObject[] | undefined {
-  const entries = arr(body);
-  if (entries === undefined) return undefined;
-  const files = entries.slice(0, MAX_FILES).flatMap((value) => {
-    const entry = obj(value);
-    const name = str(entry?.name);
-    if (entry === undefined || name === undefined) return [];
+/** A directory listing → its entries: name, type and the size of files. */
+export function topLevelFiles(entries: GitHubContents): JsonObject[] {
+  return entries.slice(0, MAX_FILES).flatMap((entry) => {
+    const name = str(entry.name);
+    if (name === undefined) return [];
     const type = str(entry.type);
-    return [defined({ name, type, size: type === "file" ? int(entry.size) : undefined })];
+    return [defined({ name, type, size: type === "file" ? entry.size : undefined })];
   });
-  return files;
 }
+
+const count = (value: number | undefined) => (value !== undefined && value >= 0 ? value : undefined);
 
 /** The repository object and its README and listing (either may be absent) → details. */
-export function toRepoDetail(repoBody: unknown, readmeBody: unknown, contentsBody: unknown): { detail: JsonObject; links: Link[] } {
-  const repo = obj(repoBody);
-  const name = str(repo?.full_name);
-  if (repo === undefined || name === undefined) throw new ApiError("provider_error", "GitHub answered a repository without its name.");
-  const license = obj(repo.license);
-  const spdx = str(license?.spdx_id);
-  const readme = readmeHead(readmeBody);
-  const files = topLevelFiles(contentsBody);
+export function toRepoDetail(repo: GitHubRepository, readmeBody: GitHubReadme | undefined, contents: GitHubContents | undefined): { detail: JsonObject; links: Link[] } {
+  const spdx = str(repo.license?.spdx_id);
+  const readme = readmeBody === undefined ? undefined : readmeHead(readmeBody);
+  const files = contents === undefined ? undefined : topLevelFiles(contents);
   const detail = defined({
-    repo: name,
+    repo: repo.full_name,
     description: str(repo.description),
     homepage: httpUrl(repo.homepage),
     language: str(repo.language),
-    license: spdx !== undefined && spdx !== "NOASSERTION" ? spdx : str(license?.name),
+    license: spdx !== undefined && spdx !== "NOASSERTION" ? spdx : str(repo.license?.name),
     topics: strings(repo.topics),
-    archived: bool(repo.archived),
-    fork: bool(repo.fork),
+    archived: repo.archived,
+    fork: repo.fork,
     default_branch: str(repo.default_branch),
     stats: defined({
-      stars: int(repo.stargazers_count),
-      forks: int(repo.forks_count),
-      watchers: int(repo.subscribers_count),
-      open_issues: int(repo.open_issues_count),
-      size_kb: int(repo.size),
+      stars: count(repo.stargazers_count),
+      forks: count(repo.forks_count),
+      watchers: count(repo.subscribers_count),
+      open_issues: count(repo.open_issues_count),
+      size_kb: count(repo.size),
     }),
     created_at: str(repo.created_at),
     updated_at: str(repo.updated_at),

@@ -1,10 +1,12 @@
 // companies.financials declaration: schema bounds and defaults, each rule's violation and pointer
 // (execute and update), metadata of spec 4.6, the published schema, and the search glue through a
-// fake upstream (ticker resolution and refusal, a filing without XBRL, the requests sent).
+// fake upstream (ticker resolution and refusal, a filing without XBRL, the requests sent, a drifted
+// XBRL instance answered as ProviderDrift from the worker).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fakeContext, fixture, fixtureText, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { ProviderDrift } from "../../upstream/response-check.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { JsonObject } from "../types.ts";
 import { companiesFinancials as cap } from "./capability.ts";
@@ -198,6 +200,26 @@ test("a fact view reads the index, the instance and the labels, and lists every 
     );
     assert.ok(requests.every((r) => r.provider === "sec" && r.host === "www"));
     assert.match(page.notes?.join(" ") ?? "", /`forms` select filings and do not apply to view "financials"/);
+  } finally {
+    await closeXbrlPool();
+  }
+});
+
+test("an instance that lost a part the extraction reads is ProviderDrift naming SEC EDGAR and the part, never an empty list", async () => {
+  const { ctx } = fakeContext((r: UpstreamRequest) => {
+    if (r.path.endsWith("/index.json")) return fixture("sec", "filing_index_nflx_10q_2010q3.json");
+    if (r.path.endsWith("_lab.xml")) return response(200, fixtureText("sec", "xbrl_labels_nflx_10q_2010q3.xml"));
+    return response(200, fixtureText("sec", "xbrl_instance_nflx_10q_2010q3.xml").split("measure>").join("measurement>"));
+  });
+  try {
+    await assert.rejects(cap.search(ctx, { ...FACTS, num: 5 }, null), (e: unknown) => {
+      assert.ok(e instanceof ProviderDrift, String(e));
+      assert.equal(e.code, "provider_error");
+      assert.equal(e.pointer, "/xbrl/unit/measure");
+      assert.equal(e.retryable, false);
+      assert.match(e.message, /^SEC EDGAR answered in a shape Quarry does not read: \/xbrl\/unit\/measure is missing\.$/);
+      return true;
+    });
   } finally {
     await closeXbrlPool();
   }

@@ -21,6 +21,7 @@ import { str } from "../shared/read.ts";
 import { REPORT_FORMS } from "./edgar.ts";
 import { FACT_VIEWS, type FactView, factDetails } from "./facts.ts";
 import { factDetailOf, factView, listFilings, resolveCik } from "./filing.ts";
+import { DAY } from "../framework/durations.ts";
 
 const NOT_INFERRED =
   "Facts are as reported, never inferred: dimensions the filer did not report stay absent (unknown), and segment, " +
@@ -195,13 +196,16 @@ export const companiesFinancials = defineCapability({
   }),
   paging: "local",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free("Free: SEC EDGAR is public data; searches and every record action cost 0 credits."),
   rules: [oneCompany, tickerNamesOneFiler, validDate("filed_from"), validDate("filed_to"), range("filed_from", "filed_to"), factViewsNeedAccession],
   sources: [
     {
       id: "edgar",
       title: "SEC EDGAR",
-      requiredKeys: ["SEC_USER_AGENT"],
+      // SEC_USER_AGENT, the contact EDGAR requires, is the provider's "key" (providers.ts).
+      providers: ["sec"],
       async search(ctx, query) {
         const company = query.company as { cik?: string; ticker?: string };
         const named = company.cik !== undefined ? "/company/cik" : "/company/ticker";

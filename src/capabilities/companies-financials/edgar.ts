@@ -6,12 +6,19 @@
  * Paths as EDGAR documents them (PROVIDERS.md): data.sec.gov `/submissions/CIK##########.json`
  * (older filings in the files `filings.files` names), www.sec.gov `/files/company_tickers.json`, and
  * a filing's files under `/Archives/edgar/data/<cik without zeros>/<accession without dashes>/`.
+ *
+ * Every JSON answer is declared (the fields the mappers read; EDGAR sends many more): a renamed or
+ * retyped field is drift (`502 provider_error` naming it), never an empty list of filings. The XBRL
+ * instance and label linkbase are XML, parsed and checked off the event loop (xbrl.ts).
  */
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
 import { PROVIDERS } from "../../upstream/providers.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { nullable, nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest, TextRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft } from "../types.ts";
-import { arr, defined, int, obj, str } from "../shared/read.ts";
+import { defined, int, str } from "../shared/read.ts";
 
 /** The `source` of every record and detail. */
 export const SOURCE = "SEC EDGAR";
@@ -37,36 +44,88 @@ function accessionPath(accession: string): string {
   return accession.replaceAll("-", "");
 }
 
+// --- declared answers --------------------------------------------------------------------------------
+
+/** The tickers file: `{"0": {cik_str, ticker, title}, …}` (cik_str a number; a string of digits is read too). */
+export const edgarTickers = Type.Record(
+  Type.String(),
+  Type.Object({ cik_str: Type.Union([Type.Integer(), Type.String()]), ticker: Type.String(), title: nullish(Type.String()) }),
+);
+export type EdgarTickers = Static<typeof edgarTickers>;
+
+/** One column of EDGAR's column-oriented filings: "" (or, leniently, null) is no value. */
+const column = <T extends TSchema>(cell: T) => Type.Optional(Type.Array(nullable(cell)));
+
+/**
+ * The filings columns the mappers read (parallel arrays, one cell per filing). A filing cannot be
+ * named without its accession number, form and filing date: those three are required.
+ */
+const filingColumns = {
+  accessionNumber: Type.Array(Type.String()),
+  form: Type.Array(Type.String()),
+  filingDate: Type.Array(Type.String()),
+  reportDate: column(Type.String()),
+  acceptanceDateTime: column(Type.String()),
+  primaryDocument: column(Type.String()),
+  primaryDocDescription: column(Type.String()),
+  isXBRL: column(Type.Union([Type.Number(), Type.Boolean()])),
+  isInlineXBRL: column(Type.Union([Type.Number(), Type.Boolean()])),
+  fileNumber: column(Type.String()),
+  filmNumber: column(Type.String()),
+  items: column(Type.String()),
+  act: column(Type.String()),
+  size: column(Type.Number()),
+};
+
+/** `submissions`: the filer's name, its recent filings, and the older pages (`files`) with their date ranges. */
+export const edgarSubmissions = Type.Object({
+  name: nullish(Type.String()),
+  filings: Type.Object({
+    recent: Type.Object(filingColumns),
+    files: Type.Optional(Type.Array(Type.Object({ name: Type.String(), filingFrom: nullish(Type.String()), filingTo: nullish(Type.String()) }))),
+  }),
+});
+export type EdgarSubmissions = Static<typeof edgarSubmissions>;
+
+/** An older submissions page: the same columns as `filings.recent`, at the top level. */
+export const edgarOlderPage = Type.Object(filingColumns);
+export type EdgarOlderPage = Static<typeof edgarOlderPage>;
+
+/** A filing directory's listing (`index.json`): its files by name. */
+export const edgarFilingIndex = Type.Object({ directory: Type.Object({ item: Type.Array(Type.Object({ name: Type.String() })) }) });
+export type EdgarFilingIndex = Static<typeof edgarFilingIndex>;
+
 // --- requests ----------------------------------------------------------------------------------------
 
-export function tickersRequest(): UpstreamRequest {
-  return { provider: "sec", host: "www", method: "GET", path: "/files/company_tickers.json" };
+export function tickersRequest(): JsonRequest<typeof edgarTickers> {
+  return { provider: "sec", host: "www", method: "GET", path: "/files/company_tickers.json", response: edgarTickers };
 }
 
-export function submissionsRequest(cik: string): UpstreamRequest {
+export function submissionsRequest(cik: string): JsonRequest<typeof edgarSubmissions> {
   // A CIK EDGAR does not know answers 404: no filings, not a failure.
-  return { provider: "sec", method: "GET", path: `/submissions/CIK${cik10(cik)}.json`, acceptStatus: [404] };
+  return { provider: "sec", method: "GET", path: `/submissions/CIK${cik10(cik)}.json`, acceptStatus: [404], response: edgarSubmissions };
 }
 
 /** A page named by `filings.files` (the name comes from EDGAR: checked before it goes into a path). */
-export function olderSubmissionsRequest(name: string): UpstreamRequest {
+export function olderSubmissionsRequest(name: string): JsonRequest<typeof edgarOlderPage> {
   if (!/^CIK\d{10}-submissions-\d{3}\.json$/.test(name)) throw new ApiError("provider_error", `EDGAR named an unexpected submissions page "${name}".`);
-  return { provider: "sec", method: "GET", path: `/submissions/${name}` };
+  return { provider: "sec", method: "GET", path: `/submissions/${name}`, response: edgarOlderPage };
 }
 
 /** A filing's directory listing (`index.json`); 404 when the CIK has no such filing. */
-export function filingIndexRequest(cik: string, accession: string): UpstreamRequest {
+export function filingIndexRequest(cik: string, accession: string): JsonRequest<typeof edgarFilingIndex> {
   return {
     provider: "sec",
     host: "www",
     method: "GET",
     path: `/Archives/edgar/data/${cikPath(cik)}/${accessionPath(accession)}/index.json`,
     acceptStatus: [404],
+    response: edgarFilingIndex,
   };
 }
 
-/** One file of a filing, read as text. */
-export function documentRequest(cik: string, accession: string, name: string): UpstreamRequest {
+/** One XML file of a filing (its XBRL instance or label linkbase), read as text and parsed off the event loop. */
+export function documentRequest(cik: string, accession: string, name: string): TextRequest {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new ApiError("provider_error", `EDGAR listed an unexpected file name "${name}".`);
   return {
     provider: "sec",
@@ -74,6 +133,7 @@ export function documentRequest(cik: string, accession: string, name: string): U
     method: "GET",
     path: `/Archives/edgar/data/${cikPath(cik)}/${accessionPath(accession)}/${name}`,
     responseType: "text",
+    response: "xml",
   };
 }
 
@@ -103,18 +163,15 @@ export interface Filer {
 }
 
 /** The tickers file (`{"0": {cik_str, ticker, title}, …}`) as upper-cased ticker → filers. */
-export function parseTickers(body: unknown): Map<string, Filer[]> {
-  const o = obj(body);
-  if (o === undefined) throw new ApiError("provider_error", "EDGAR's tickers file is not the expected object.");
+export function parseTickers(body: EdgarTickers): Map<string, Filer[]> {
   const out = new Map<string, Filer[]>();
-  for (const entry of Object.values(o)) {
-    const e = obj(entry);
-    const ticker = str(e?.ticker)?.toUpperCase();
-    const cik = int(e?.cik_str);
+  for (const e of Object.values(body)) {
+    const ticker = str(e.ticker)?.toUpperCase();
+    const cik = int(e.cik_str);
     if (ticker === undefined || cik === undefined) continue;
     const filers = out.get(ticker) ?? [];
     const padded = cik10(cik);
-    if (!filers.some((f) => f.cik === padded)) filers.push({ cik: padded, title: str(e?.title) ?? null });
+    if (!filers.some((f) => f.cik === padded)) filers.push({ cik: padded, title: str(e.title) ?? null });
     out.set(ticker, filers);
   }
   if (out.size === 0) throw new ApiError("provider_error", "EDGAR's tickers file lists no tickers.");
@@ -152,34 +209,29 @@ export interface Submissions {
   older: OlderPage[];
 }
 
-/** `{"error": …}` or a body without filings: EDGAR did not answer as documented. */
-export function parseSubmissions(body: unknown): Submissions {
-  const o = obj(body);
-  const filings = obj(o?.filings);
-  const recent = obj(filings?.recent);
-  if (o === undefined || recent === undefined) throw new ApiError("provider_error", "EDGAR's submissions answer has no filings.recent.");
-  const older = (arr(filings?.files) ?? []).flatMap((f): OlderPage[] => {
-    const page = obj(f);
-    const name = str(page?.name);
+/** The filer's name, its recent filings and its older pages. */
+export function parseSubmissions(body: EdgarSubmissions): Submissions {
+  const older = (body.filings.files ?? []).flatMap((page): OlderPage[] => {
+    const name = str(page.name);
     if (name === undefined) return [];
-    return [{ name, ...defined({ from: str(page?.filingFrom), to: str(page?.filingTo) }) } as OlderPage];
+    return [{ name, ...defined({ from: str(page.filingFrom), to: str(page.filingTo) }) } as OlderPage];
   });
-  return { issuer: str(o.name) ?? null, recent: parseColumns(recent), older };
+  return { issuer: str(body.name) ?? null, recent: parseColumns(body.filings.recent), older };
 }
 
 /** An older page: the same parallel arrays as `filings.recent`, at the top level. */
-export function parseOlderPage(body: unknown): FilingRow[] {
-  const o = obj(body);
-  if (o === undefined || arr(o.accessionNumber) === undefined) throw new ApiError("provider_error", "EDGAR's older submissions page has no accessionNumber column.");
-  return parseColumns(o);
+export function parseOlderPage(body: EdgarOlderPage): FilingRow[] {
+  return parseColumns(body);
 }
 
 /** EDGAR's column-oriented filings (parallel arrays; "" or a missing cell is no value). */
-function parseColumns(columns: Record<string, unknown>): FilingRow[] {
-  const col = (name: string) => arr(columns[name]) ?? [];
+function parseColumns(columns: EdgarOlderPage): FilingRow[] {
+  const col = (name: keyof EdgarOlderPage): readonly unknown[] => columns[name] ?? [];
   const accession = col("accessionNumber");
-  const [form, filed, report, accepted, primary, description] = ["form", "filingDate", "reportDate", "acceptanceDateTime", "primaryDocument", "primaryDocDescription"].map(col);
-  const [xbrl, inline, fileNumber, filmNumber, items, act, size] = ["isXBRL", "isInlineXBRL", "fileNumber", "filmNumber", "items", "act", "size"].map(col);
+  const [form, filed, report, accepted, primary, description] = (
+    ["form", "filingDate", "reportDate", "acceptanceDateTime", "primaryDocument", "primaryDocDescription"] as const
+  ).map(col);
+  const [xbrl, inline, fileNumber, filmNumber, items, act, size] = (["isXBRL", "isInlineXBRL", "fileNumber", "filmNumber", "items", "act", "size"] as const).map(col);
   const flag = (v: unknown) => (v === 1 || v === true ? true : v === 0 || v === false ? false : undefined);
   const rows: FilingRow[] = [];
   for (let i = 0; i < accession.length; i++) {
@@ -315,10 +367,8 @@ export interface FilingDocuments {
  * (`<name>.xsd` → `<name>.xml`); the label linkbase is `<name>_lab.xml`. Null when the listing has no
  * instance (filings before XBRL, or forms without financial data).
  */
-export function chooseDocuments(body: unknown): FilingDocuments | null {
-  const items = arr(obj(obj(body)?.directory)?.item);
-  if (items === undefined) throw new ApiError("provider_error", "EDGAR's filing index has no directory.item list.");
-  const names = items.map((i) => str(obj(i)?.name)).filter((n): n is string => n !== undefined);
+export function chooseDocuments(body: EdgarFilingIndex): FilingDocuments | null {
+  const names = body.directory.item.map((i) => str(i.name)).filter((n): n is string => n !== undefined);
   const has = new Set(names);
   const schemas = names.filter((n) => n.toLowerCase().endsWith(".xsd")).map((n) => n.slice(0, -4));
   let instance: string | undefined;
@@ -332,3 +382,10 @@ export function chooseDocuments(body: unknown): FilingDocuments | null {
   const labels = names.find((n) => n === `${base}_lab.xml`) ?? names.find((n) => n.endsWith("_lab.xml"));
   return { instance, labels: labels ?? null };
 }
+
+/** The live check's probe: one company's `submissions` (Apple's; a small JSON document, never an XBRL instance). */
+export const secProbe: ProviderProbe = {
+  provider: "sec",
+  what: "one company's submissions (Apple, CIK 320193)",
+  request: submissionsRequest("320193"),
+};

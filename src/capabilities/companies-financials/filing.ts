@@ -40,7 +40,7 @@ export async function resolveCik(ctx: CapabilityContext<unknown>, company: Compa
   if (company.cik !== undefined) return cik10(company.cik);
   const ticker = (company.ticker ?? "").toUpperCase();
   const tickers = await ctx.cache.getOrLoad("sec-edgar", "company_tickers", { ttlMs: TICKERS_TTL_MS }, async () => {
-    const response = await ctx.upstream.send<unknown>(tickersRequest(), ctx.signal);
+    const response = await ctx.upstream.send(tickersRequest(), ctx.signal);
     return parseTickers(response.body);
   });
   const filers: Filer[] = tickers.get(ticker) ?? [];
@@ -54,7 +54,7 @@ export async function resolveCik(ctx: CapabilityContext<unknown>, company: Compa
 
 /** The filings view: the company's filings that pass the filter, newest first, as records. */
 export async function listFilings(ctx: CapabilityContext<unknown>, cik: string, filter: FilingFilter, named: "/company/cik" | "/company/ticker"): Promise<SourcePage> {
-  const response = await ctx.upstream.send<unknown>(submissionsRequest(cik), ctx.signal);
+  const response = await ctx.upstream.send(submissionsRequest(cik), ctx.signal);
   if (response.status === 404) {
     throw invalidRequest([{ path: named, message: `EDGAR has no filer with CIK ${cik}.` }], "No such filer.");
   }
@@ -63,7 +63,7 @@ export async function listFilings(ctx: CapabilityContext<unknown>, cik: string, 
   const notes: string[] = [];
   const pages = olderPagesFor(subs, filter);
   for (const page of pages.slice(0, MAX_OLDER_PAGES)) {
-    const older = await ctx.upstream.send<unknown>(olderSubmissionsRequest(page.name), ctx.signal);
+    const older = await ctx.upstream.send(olderSubmissionsRequest(page.name), ctx.signal);
     const seen = new Set(rows.map((r) => r.accession));
     rows.push(...parseOlderPage(older.body).filter((r) => matches(r, filter) && !seen.has(r.accession)));
   }
@@ -95,7 +95,7 @@ interface FilingDocuments {
  * on): a filing EDGAR does not have, or one without XBRL, is refused there.
  */
 async function readFiling(ctx: CapabilityContext<unknown>, cik: string, accession: string, pointer: "/accession" | "/record_id"): Promise<FilingDocuments> {
-  const index = await ctx.upstream.send<unknown>(filingIndexRequest(cik, accession), ctx.signal);
+  const index = await ctx.upstream.send(filingIndexRequest(cik, accession), ctx.signal);
   if (index.status === 404) {
     if (pointer === "/record_id") throw new ApiError("provider_error", `EDGAR lists filing ${accession} for CIK ${cik} but has no directory for it.`);
     throw invalidRequest(
@@ -111,8 +111,8 @@ async function readFiling(ctx: CapabilityContext<unknown>, cik: string, accessio
     );
   }
   const [instance, labels] = await Promise.all([
-    ctx.upstream.send<string>(documentRequest(cik, accession, docs.instance), ctx.signal),
-    docs.labels === null ? Promise.resolve(null) : ctx.upstream.send<string>(documentRequest(cik, accession, docs.labels), ctx.signal),
+    ctx.upstream.send(documentRequest(cik, accession, docs.instance), ctx.signal),
+    docs.labels === null ? Promise.resolve(null) : ctx.upstream.send(documentRequest(cik, accession, docs.labels), ctx.signal),
   ]);
   const ref: FilingRef = {
     cik,

@@ -6,8 +6,13 @@
  * One pool per process (src/workers/pool.ts), made on first use: at most two threads (an instance is
  * parsed by one), none kept once idle for 30 s, each with a 1 GB heap cap so a pathological document
  * fails its own call only.
+ *
+ * The worker checks the documents' shape as it reads them (xbrl.ts): a part the extraction needs that
+ * EDGAR no longer sends comes back as data (`{drift}`) and is thrown here as ProviderDrift, the same
+ * error as a drifted JSON answer (`502 provider_error` naming SEC EDGAR and the part, not retryable).
  */
 import { ApiError } from "../../errors.ts";
+import { ProviderDrift } from "../../upstream/response-check.ts";
 import { workerPool } from "../../workers/pool.ts";
 import type { Detail, ExtractResult, ExtractTask, Records } from "./xbrl-worker.ts";
 
@@ -21,6 +26,7 @@ export async function extractOffLoop(task: ExtractTask<"records">, signal: Abort
 export async function extractOffLoop(task: ExtractTask<"detail">, signal: AbortSignal): Promise<Detail>;
 export async function extractOffLoop(task: ExtractTask, signal: AbortSignal): Promise<Records | Detail> {
   const result = await pool.call(task, signal, "Extracting the filing's XBRL instance");
+  if ("drift" in result) throw new ProviderDrift("sec", result.drift.pointer, result.drift.problem);
   if ("error" in result) throw new ApiError("provider_error", `EDGAR's XBRL instance could not be read: ${result.error}.`);
   return result;
 }

@@ -1,7 +1,8 @@
 // XBRL extraction (xbrl.ts) and the views built on it (facts.ts): facts of the recorded Netflix 10-Q
 // checked against values read by hand from the instance, dimensions of the documented example kept
 // exactly, duplicates and conflicts, what is not selected, numbers never rounded, labels by role,
-// revenue kept apart and never summed, and the 100-fact detail with its continuation.
+// revenue kept apart and never summed, the 100-fact detail with its continuation, and a document that
+// lost a part the extraction reads (drift) named by its pointer, in the worker's answer too.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -10,7 +11,8 @@ import { fixtureText, violationsOf } from "../../../test/helpers/capability-kit.
 import type { JsonObject } from "../types.ts";
 import { companiesFinancials } from "./capability.ts";
 import { breakdownOf, factDetail, factDetails, factPage, type FilingRef, isRevenue, MAX_DETAIL_FACTS, viewFacts } from "./facts.ts";
-import { extractFacts, type Fact, readLabels, reportedNumber, XbrlFormatError } from "./xbrl.ts";
+import extract from "./xbrl-worker.ts";
+import { extractFacts, type Fact, readLabels, reportedNumber, XbrlDrift, XbrlFormatError } from "./xbrl.ts";
 
 const NFLX_URL = "https://www.sec.gov/Archives/edgar/data/1065280/000119312510235785/nflx-20100930.xml";
 const nflx = () => extractFacts(fixtureText("sec", "xbrl_instance_nflx_10q_2010q3.xml"), fixtureText("sec", "xbrl_labels_nflx_10q_2010q3.xml"), NFLX_URL);
@@ -167,6 +169,50 @@ test("not an instance: a DOCTYPE, another root or broken XML is refused", () => 
   assert.throws(() => extractFacts('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><xbrl/>', null, EX_URL), XbrlFormatError);
   assert.throws(() => extractFacts("<html><body>Rate limited</body></html>", null, EX_URL), XbrlFormatError);
   assert.throws(() => extractFacts('{"error": "nope"}', null, EX_URL), XbrlFormatError);
+});
+
+/** The recorded documents with every `find` replaced (as the replay's `replace` fault serves them). */
+const changed = (file: string, find: string, by: string) => fixtureText("sec", file).split(find).join(by);
+const NFLX_INSTANCE = "xbrl_instance_nflx_10q_2010q3.xml";
+const NFLX_LABELS = "xbrl_labels_nflx_10q_2010q3.xml";
+const EX_INSTANCE = "xbrl_instance_example_dimensions.xml";
+const EX_LABELS = "xbrl_labels_example_dimensions.xml";
+const drifted = (pointer: string) => (e: unknown) => e instanceof XbrlDrift && e.pointer === pointer;
+
+test("drift: an instance that lost what the facts are read with is named by its pointer, never an empty fact list", () => {
+  const instance = (find: string, by: string, file = NFLX_INSTANCE) => () => extractFacts(changed(file, find, by), null, NFLX_URL);
+  assert.throws(instance("contextRef=", "contextReference="), drifted("/xbrl/*/@contextRef"));
+  assert.throws(instance("<context ", "<kontext "), XbrlFormatError, "an unclosed rename is not well-formed: unreadable, not drift");
+  assert.throws(instance("xbrli:context", "xbrli:kontext", EX_INSTANCE), drifted("/xbrl/context"));
+  assert.throws(instance('<context id="', '<context name="'), drifted("/xbrl/context/@id"));
+  assert.throws(instance("xbrli:instant", "xbrli:moment", EX_INSTANCE), drifted("/xbrl/context/period/instant"));
+  assert.throws(instance("startDate>", "beginDate>"), drifted("/xbrl/context/period/startDate"));
+  assert.throws(instance("identifier", "identification"), drifted("/xbrl/context/entity/identifier"));
+  assert.throws(instance("measure>", "measurement>"), drifted("/xbrl/unit/measure"));
+  assert.throws(instance('unitRef="', 'unitReference="'), drifted("/xbrl/*/@unitRef"), "numbers without their unit are not read as text");
+  assert.throws(() => extractFacts("<html><body>Rate limited</body></html>", null, EX_URL), drifted("/xbrl"));
+  // The recordings themselves fit.
+  assert.equal(nflx().facts.length, 292);
+  assert.ok(example().facts.length > 0);
+});
+
+test("drift: a label linkbase without its links, locators, labels or arcs is named; without a linkbase labels are null", () => {
+  const labels = (find: string, by: string, file = NFLX_LABELS) => () => readLabels(changed(file, find, by));
+  assert.throws(labels("labelArc", "labelArk"), drifted("/linkbase/labelLink/labelArc"));
+  assert.throws(labels("link:loc ", "link:locator ", EX_LABELS), drifted("/linkbase/labelLink/loc"));
+  assert.throws(labels("labelLink", "labelGroup"), drifted("/linkbase/labelLink"));
+  assert.throws(labels("xlink:from=", "xlink:source="), drifted("/linkbase/labelLink/labelArc"));
+  assert.throws(() => readLabels('<?xml version="1.0"?><schema/>'), drifted("/linkbase"));
+  assert.throws(() => extractFacts(fixtureText("sec", EX_INSTANCE), changed(EX_LABELS, "link:labelArc", "link:arc"), EX_URL), drifted("/linkbase/labelLink/labelArc"));
+});
+
+test("the worker answers drift as data (pointer and problem), a broken document as an error", () => {
+  const task = { labels: null, ref: nflxRef, view: "financials" as const, output: "records" as const };
+  assert.deepEqual(extract({ ...task, instance: changed(NFLX_INSTANCE, "contextRef=", "contextReference=") }), {
+    drift: { pointer: "/xbrl/*/@contextRef", problem: "is missing (no element of the instance is a fact naming its context)" },
+  });
+  assert.ok("error" in extract({ ...task, instance: "<xbrl" }));
+  assert.ok("records" in extract({ ...task, instance: fixtureText("sec", NFLX_INSTANCE) }));
 });
 
 test("revenue_breakdown: only revenue concepts, grouped, each with its own dimensions, never summed", () => {

@@ -20,6 +20,13 @@
  * TEXT_FACT_MAX_CHARS (text blocks, policies) and facts whose context or unit is missing are left
  * out and counted. Duplicates (same concept, an equal context, same unit and language) name each
  * other and say whether their values conflict.
+ *
+ * Shape (issue 39, drift): what the extraction cannot do without is checked as it is read, at no
+ * extra pass over the document: the `xbrl` root, each context's entity identifier and period, each
+ * unit's measures, facts that name their context, and a label linkbase's `labelLink` with its
+ * locators, labels and arcs. A document that lacks one (a renamed element or attribute) throws
+ * `XbrlDrift` with a pointer naming it (`/xbrl/context/period`), which the pool answers as
+ * ProviderDrift: `502 provider_error` naming SEC EDGAR and the pointer, never an empty fact list.
  */
 import { createHash } from "node:crypto";
 import { XMLParser } from "fast-xml-parser";
@@ -100,6 +107,21 @@ type XNode = Record<string, unknown>;
 
 /** The parse error a caller maps to provider_error: the document is not what EDGAR should serve. */
 export class XbrlFormatError extends Error {}
+
+/**
+ * A well-formed document without a part the extraction reads (EDGAR changed or renamed it): `pointer`
+ * names the part by its local names (`/xbrl/unit/measure`, `/linkbase/labelLink/labelArc`; `@` an
+ * attribute, `*` any fact), `problem` says what is wrong ("is missing").
+ */
+export class XbrlDrift extends XbrlFormatError {
+  constructor(
+    readonly pointer: string,
+    readonly problem: string,
+  ) {
+    super(`${pointer} ${problem}`);
+    this.name = "XbrlDrift";
+  }
+}
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -240,21 +262,28 @@ function readContext(node: XNode, tag: string, scope: Scope): Context {
   const entity: Fact["entity"] = { scheme: null, identifier: null };
   const period: Fact["period"] = { start: null, end: null, instant: null };
   const dimensions: Dimension[] = [];
+  // XBRL 2.1 (4.7): every context has an entity with its identifier, and a period (instant, start
+  // and end dates, or forever). EDGAR validates filings against it: a context without one is a
+  // changed document, whose facts would carry no company or no time.
+  const seen = { entity: false, identifier: false, period: false, forever: false };
   for (const part of childrenOf(node, tag)) {
     const partTag = tagOf(part);
     if (partTag === undefined) continue;
     const [, local] = scope.element(partTag);
     if (local === "entity") {
+      seen.entity = true;
       for (const e of childrenOf(part, partTag)) {
         const eTag = tagOf(e);
         if (eTag === undefined) continue;
         const [, eLocal] = scope.element(eTag);
         if (eLocal === "identifier") {
+          seen.identifier = true;
           entity.scheme = attrsOf(e).scheme ?? null;
           entity.identifier = textOf(childrenOf(e, eTag)).trim() || null;
         } else if (eLocal === "segment") dimensions.push(...readMembers(childrenOf(e, eTag), "segment", scope));
       }
     } else if (local === "period") {
+      seen.period = true;
       for (const p of childrenOf(part, partTag)) {
         const pTag = tagOf(p);
         if (pTag === undefined) continue;
@@ -263,8 +292,17 @@ function readContext(node: XNode, tag: string, scope: Scope): Context {
         if (pLocal === "startDate") period.start = value;
         else if (pLocal === "endDate") period.end = value;
         else if (pLocal === "instant") period.instant = value;
+        else if (pLocal === "forever") seen.forever = true;
       }
     } else if (local === "scenario") dimensions.push(...readMembers(childrenOf(part, partTag), "scenario", scope));
+  }
+  if (!seen.entity) throw new XbrlDrift("/xbrl/context/entity", "is missing");
+  if (!seen.identifier) throw new XbrlDrift("/xbrl/context/entity/identifier", "is missing");
+  if (!seen.period) throw new XbrlDrift("/xbrl/context/period", "is missing");
+  if (period.instant === null && !seen.forever) {
+    if (period.start === null && period.end === null) throw new XbrlDrift("/xbrl/context/period/instant", "is missing (and there is no startDate/endDate or forever)");
+    if (period.start === null) throw new XbrlDrift("/xbrl/context/period/startDate", "is missing");
+    if (period.end === null) throw new XbrlDrift("/xbrl/context/period/endDate", "is missing");
   }
   const sorted = [...dimensions].sort((a, b) => (a.dimension ?? a.element ?? "").localeCompare(b.dimension ?? b.element ?? ""));
   return { entity, period, dimensions, signature: JSON.stringify([entity, period, sorted]) };
@@ -317,8 +355,12 @@ function readUnit(node: XNode, tag: string, scope: Scope): Fact["unit"] {
         if (sideLocal === "unitNumerator") measures(childrenOf(side, s), unit.numerator);
         else if (sideLocal === "unitDenominator") measures(childrenOf(side, s), unit.denominator);
       }
+      if (unit.numerator.length === 0) throw new XbrlDrift("/xbrl/unit/divide/unitNumerator/measure", "is missing");
+      if (unit.denominator.length === 0) throw new XbrlDrift("/xbrl/unit/divide/unitDenominator/measure", "is missing");
     }
   }
+  // XBRL 2.1 (4.8): a unit is one or more measures, or a divide.
+  if (unit.numerator.length === 0) throw new XbrlDrift("/xbrl/unit/measure", "is missing");
   return unit;
 }
 
@@ -342,18 +384,25 @@ export function reportedNumber(text: string): number | string {
 
 // --- labels ------------------------------------------------------------------------------------------
 
-/** Concept key (`us-gaap_Revenues`, the schema element id the locator points at) → label. */
+/**
+ * Concept key (`us-gaap_Revenues`, the schema element id the locator points at) → label. A label
+ * linkbase without label links, locators, labels or arcs, or whose arcs link no label to a concept,
+ * is drift (`XbrlDrift`): every fact would otherwise lose its label without a word.
+ */
 export function readLabels(xml: string): Map<string, string> {
   const root = rootOf(parse(xml, "label linkbase"));
   const out = new Map<string, string>();
-  if (root === undefined) return out;
-  const rootTag = tagOf(root)!;
+  const rootTag = root === undefined ? undefined : tagOf(root);
+  if (root === undefined || rootTag === undefined) throw new XbrlDrift("/linkbase", "is missing (the label document has no root element)");
   const scope = Scope.root(attrsOf(root));
+  if (scope.element(rootTag)[1] !== "linkbase") throw new XbrlDrift("/linkbase", `is missing (the label document's root element is <${rootTag}>)`);
+  const found = { labelLink: 0, loc: 0, label: 0, labelArc: 0 };
   /** Candidate labels per concept key: [rank, text]. */
   const best = new Map<string, [number, string]>();
   for (const link of childrenOf(root, rootTag)) {
     const linkTag = tagOf(link);
     if (linkTag === undefined || scope.element(linkTag)[1] !== "labelLink") continue;
+    found.labelLink += 1;
     const inner = scope.within(attrsOf(link));
     const [xLabel, xHref, xRole, xFrom, xTo, xLang] = [
       inner.attrNamesOf(NS.xlink, "label"),
@@ -371,6 +420,7 @@ export function readLabels(xml: string): Map<string, string> {
       if (tag === undefined) continue;
       const attrs = attrsOf(node);
       const local = inner.element(tag)[1];
+      if (local === "loc" || local === "label" || local === "labelArc") found[local] += 1;
       const name = pick(attrs, xLabel);
       if (local === "loc" && name !== undefined) {
         const href = pick(attrs, xHref) ?? "";
@@ -404,6 +454,10 @@ export function readLabels(xml: string): Map<string, string> {
       }
     }
   }
+  for (const part of ["labelLink", "loc", "label", "labelArc"] as const) {
+    if (found[part] === 0) throw new XbrlDrift(part === "labelLink" ? "/linkbase/labelLink" : `/linkbase/labelLink/${part}`, "is missing");
+  }
+  if (best.size === 0) throw new XbrlDrift("/linkbase/labelLink/labelArc", "links no label to a concept (its xlink:from and xlink:to name no locator and label)");
   for (const [key, [, text]] of best) out.set(key, text);
   return out;
 }
@@ -420,7 +474,7 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   const rootTag = root === undefined ? undefined : tagOf(root);
   const scope = root === undefined ? undefined : Scope.root(attrsOf(root));
   if (root === undefined || rootTag === undefined || scope === undefined || scope.element(rootTag).join(" ") !== `${NS.xbrli} xbrl`) {
-    throw new XbrlFormatError("the document is not an XBRL instance (no xbrli:xbrl root element)");
+    throw new XbrlDrift("/xbrl", `is missing (the document is not an XBRL instance: its root element is ${rootTag === undefined ? "absent" : `<${rootTag}>`})`);
   }
   const labelMap = labels === null ? new Map<string, string>() : readLabels(labels);
   const nodes = childrenOf(root, rootTag);
@@ -438,11 +492,14 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   };
   /** Unit id → the unit and its signature (units equal by their measures are one unit for duplicates). */
   const units = new Map<string, { unit: Fact["unit"]; signature: number }>();
+  /** Context and unit elements, with an id or not (an id renamed away would leave every fact unresolved). */
+  const elements = { context: 0, unit: 0 };
   for (const node of nodes) {
     const tag = tagOf(node);
     if (tag === undefined) continue;
     const [ns, local] = scope.element(tag);
     if (ns !== NS.xbrli) continue;
+    if (local === "context" || local === "unit") elements[local] += 1;
     const id = attrsOf(node).id;
     if (id === undefined) continue;
     if (local === "context") {
@@ -463,6 +520,8 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
   const xsiNil = scope.attrNamesOf(NS.xsi, "nil");
   const xmlLang = scope.attrNamesOf(NS.xml, "lang");
   const noUnit = { unit: { numerator: [], denominator: [] } as Fact["unit"], signature: -1 };
+  const unresolved = { context: 0, unit: 0 };
+  let namingUnits = 0;
   for (const node of nodes) {
     const tag = tagOf(node);
     if (tag === undefined) continue;
@@ -483,9 +542,11 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
     }
     const context = contexts.get(contextRef);
     const unitRef = attrs.unitRef;
+    if (unitRef !== undefined) namingUnits += 1;
     const unit = unitRef === undefined ? noUnit : units.get(unitRef);
     if (context === undefined || unit === undefined) {
       skipped.brokenReference += 1;
+      unresolved[context === undefined ? "context" : "unit"] += 1;
       continue;
     }
     const raw = textOf(childrenOf(node, tag));
@@ -526,6 +587,16 @@ export function extractFacts(instance: string, labels: string | null, instanceUr
     if (group === undefined) groups.set(key, [extracted]);
     else group.push(extracted);
   }
+
+  // What the facts cannot be read without: a fact names its context (and a numeric one its unit),
+  // and they are in the instance. Checked on the counts gathered above, not by another pass.
+  if (factElements === 0) throw new XbrlDrift("/xbrl/*/@contextRef", "is missing (no element of the instance is a fact naming its context)");
+  if (unresolved.context > 0 && contexts.size === 0) throw new XbrlDrift(elements.context === 0 ? "/xbrl/context" : "/xbrl/context/@id", "is missing");
+  if (unresolved.unit > 0 && units.size === 0) throw new XbrlDrift(elements.unit === 0 ? "/xbrl/unit" : "/xbrl/unit/@id", "is missing");
+  if (facts.length === 0 && unresolved.context > 0) throw new XbrlDrift("/xbrl/*/@contextRef", "names no context of the instance");
+  if (facts.length === 0 && unresolved.unit > 0) throw new XbrlDrift("/xbrl/*/@unitRef", "names no unit of the instance");
+  // Units declared and no fact naming one: the numbers would be read as text without their units.
+  if (elements.unit > 0 && namingUnits === 0) throw new XbrlDrift("/xbrl/*/@unitRef", "is missing (the instance declares units, and no fact names one)");
 
   for (const group of groups.values()) {
     if (group.length < 2) continue;

@@ -80,6 +80,7 @@ export const fitnessExercises = defineCapability({
     {
       id: "wger",
       title: "wger",
+      providers: ["wger"],
       async search(ctx, query) {
         const index = await untilAborted(
           ctx.index<ExerciseIndex>(INDEX_NAME, { refreshMs: INDEX_REFRESH_MS, loadTimeoutMs: INDEX_LOAD_TIMEOUT_MS }, (io) =>

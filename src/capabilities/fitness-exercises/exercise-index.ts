@@ -18,7 +18,7 @@
 import type { UpstreamClient } from "../../upstream/types.ts";
 import { clip, defined } from "../shared/read.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
-import { attributionOf, exerciseUrl, type IndexedExercise, licenceJson, type Muscle, parseExerciseInfoPage, toExerciseInfoRequest, toIndexedExercise } from "./wger.ts";
+import { attributionOf, exerciseUrl, type IndexedExercise, licenceJson, type Muscle, toExerciseInfoRequest, toIndexedExercise } from "./wger.ts";
 
 export const INDEX_PAGE_SIZE = 100;
 export const INDEX_MAX_PAGES = 10;
@@ -46,8 +46,8 @@ const DEFAULT_BOUNDS: IndexBounds = { pageSize: INDEX_PAGE_SIZE, maxPages: INDEX
 /** Load the index: the first page, then the others the count calls for, within the bounds. */
 export async function loadExerciseIndex(upstream: UpstreamClient, signal: AbortSignal, bounds: IndexBounds = DEFAULT_BOUNDS): Promise<ExerciseIndex> {
   const fetchPage = async (page: number) => {
-    const response = await upstream.send<unknown>(toExerciseInfoRequest(page * bounds.pageSize, bounds.pageSize), signal);
-    return parseExerciseInfoPage(response.body);
+    const response = await upstream.send(toExerciseInfoRequest(page * bounds.pageSize, bounds.pageSize), signal);
+    return response.body;
   };
   const first = await fetchPage(0);
   const pages = [first];

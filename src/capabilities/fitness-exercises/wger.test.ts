@@ -7,13 +7,14 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fakeContext, fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import type { Obj } from "../shared/read.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import { type ExerciseIndex, exercisePage, loadExerciseIndex, MAX_RESULTS, searchExercises, toExerciseRecord } from "./exercise-index.ts";
-import { attributionOf, parseExerciseInfoPage, toExerciseInfoRequest, toIndexedExercise } from "./wger.ts";
+import { attributionOf, toExerciseInfoRequest, toIndexedExercise, wgerExercise, wgerExerciseInfoList, wgerProbe } from "./wger.ts";
 
-const detail = () => fixture("wger", "exerciseinfo_detail.json") as Obj;
-const list = () => fixture("wger", "exerciseinfo_list_en.json") as { count: number; results: Obj[] };
+const detail = () => checkShape("wger", wgerExercise, fixture("wger", "exerciseinfo_detail.json"));
+const list = () => checkShape("wger", wgerExerciseInfoList, fixture("wger", "exerciseinfo_list_en.json"));
+const isDrift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^wger answered in a shape/.test(e.message);
 
 test("request: one page of exerciseinfo, English exercises, limit and offset", () => {
   assert.deepEqual(toExerciseInfoRequest(200, 100), {
@@ -21,7 +22,9 @@ test("request: one page of exerciseinfo, English exercises, limit and offset", (
     method: "GET",
     path: "/api/v2/exerciseinfo/",
     query: { language__code: "en", limit: 100, offset: 200 },
+    response: wgerExerciseInfoList,
   });
+  assert.deepEqual(wgerProbe.request, toExerciseInfoRequest(0, 1));
 });
 
 test("the recorded exercise: the English translation's name, plain-text description, aliases, comments and author", () => {
@@ -48,20 +51,29 @@ test("the recorded exercise: the English translation's name, plain-text descript
   assert.equal(attributionOf(ex), '"2 Handed Kettlebell Swing" by deusinvictus, from wger (https://wger.de), licensed under CC-BY-SA 4');
 });
 
-test("not indexed: no English translation, no licence, no id", () => {
+test("not indexed: no English translation, no licence or one without a name", () => {
   const base = detail();
-  const translations = base.translations as Obj[];
-  assert.equal(toIndexedExercise({ ...base, translations: translations.filter((t) => t.language !== 2) }), null);
+  assert.equal(toIndexedExercise({ ...base, translations: base.translations.filter((t) => t.language !== 2) }), null);
   assert.equal(toIndexedExercise({ ...base, license: null }), null);
-  assert.equal(toIndexedExercise({ ...base, license: { id: 9, url: "https://x" } }), null);
-  assert.equal(toIndexedExercise({ ...base, id: "nine" }), null);
+  assert.equal(toIndexedExercise({ ...base, license: { url: "https://x" } }), null);
 });
 
-test("a body without results is a provider error", () => {
-  assert.throws(
-    () => parseExerciseInfoPage({ detail: "Not found." }),
-    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /Not found/.test(e.message),
-  );
+test("drift: no results, an exercise without id or translations, a retyped language or a renamed name, naming wger", () => {
+  const base = fixture("wger", "exerciseinfo_detail.json") as { translations: Record<string, unknown>[] };
+  const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, { detail: "Not found." }), isDrift("/next"));
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, { count: 0, next: null }), isDrift("/results"));
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, id: "nine" }])), isDrift("/results/0/id"));
+  const { translations, ...bare } = base;
+  assert.ok(translations.length > 0);
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([bare])), isDrift("/results/0/translations"));
+  const [first, ...rest] = translations;
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, translations: [{ ...first, language: "en" }, ...rest] }])), isDrift("/results/0/translations/0/language"));
+  const { name, ...nameless } = first!;
+  assert.ok(name);
+  assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, translations: [nameless, ...rest] }])), isDrift("/results/0/translations/0/name"));
+  // The recordings fit.
+  assert.equal(list().results.length, 12);
 });
 
 /** A wger of `total` copies of the recorded exercise (ids 1..total), answering limit/offset pages. */

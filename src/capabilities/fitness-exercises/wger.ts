@@ -8,12 +8,15 @@
  * description, aliases, comment `notes`, licence author, author history; language 2 is English).
  * Kept: exercises with an English translation that has a name, and a licence with a name.
  * The description's HTML becomes plain text. wger's `language__code=en` filter asks for
- * exercises that have an English translation (the translations are filtered here as well).
+ * exercises that have an English translation (the translations are filtered here as well). The
+ * request declares the fields these mappers read; a wger that renamed one answers drift.
  */
-import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullable, nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { htmlToText } from "../shared/html-text.ts";
-import { arr, defined, httpUrl, int, obj, type Obj, str } from "../shared/read.ts";
+import { defined, httpUrl, str } from "../shared/read.ts";
 import type { JsonObject } from "../types.ts";
 
 /** wger's language id for English. */
@@ -52,49 +55,70 @@ export interface IndexedExercise {
   match: { names: string; text: string };
 }
 
-export interface ExerciseInfoPage {
-  count?: number;
-  next: string | null;
-  results: Obj[];
-}
+const muscle = Type.Object({ name: Type.String(), name_en: nullish(Type.String()) });
 
-export function toExerciseInfoRequest(offset: number, limit: number): UpstreamRequest {
+/** One translation of an exercise: its language (2 is English), name, HTML description, aliases, comments and authors. */
+const translation = Type.Object({
+  language: Type.Integer(),
+  name: Type.String(),
+  description: nullish(Type.String()),
+  aliases: Type.Optional(Type.Array(Type.Object({ alias: nullish(Type.String()) }))),
+  notes: Type.Optional(Type.Array(Type.Object({ comment: nullish(Type.String()) }))),
+  license_author: nullish(Type.String()),
+  author_history: Type.Optional(Type.Array(Type.String())),
+});
+
+/** One exerciseinfo entry, as far as the index reads it. */
+export const wgerExercise = Type.Object({
+  id: Type.Integer(),
+  uuid: nullish(Type.String()),
+  category: nullish(Type.Object({ name: nullish(Type.String()) })),
+  muscles: Type.Optional(Type.Array(muscle)),
+  muscles_secondary: Type.Optional(Type.Array(muscle)),
+  equipment: Type.Optional(Type.Array(Type.Object({ name: nullish(Type.String()) }))),
+  license: nullish(Type.Object({ full_name: nullish(Type.String()), short_name: nullish(Type.String()), url: nullish(Type.String()) })),
+  license_author: nullish(Type.String()),
+  images: Type.Optional(Type.Array(Type.Object({ image: nullish(Type.String()) }))),
+  translations: Type.Array(translation),
+});
+
+/** A page of `GET /api/v2/exerciseinfo/` (Django REST framework's limit/offset envelope). */
+export const wgerExerciseInfoList = Type.Object({
+  count: Type.Optional(Type.Integer()),
+  next: nullable(Type.String()),
+  results: Type.Array(wgerExercise),
+});
+
+export type WgerExercise = Static<typeof wgerExercise>;
+export type ExerciseInfoPage = Static<typeof wgerExerciseInfoList>;
+
+export function toExerciseInfoRequest(offset: number, limit: number): JsonRequest<typeof wgerExerciseInfoList> {
   return {
     provider: "wger",
     method: "GET",
     path: "/api/v2/exerciseinfo/",
     query: { language__code: "en", limit, offset },
+    response: wgerExerciseInfoList,
   };
 }
 
-export function parseExerciseInfoPage(body: unknown): ExerciseInfoPage {
-  const o = obj(body);
-  const results = arr(o?.results);
-  if (o === undefined || results === undefined) {
-    const detail = str(o?.detail);
-    throw new ApiError("provider_error", `wger answered without an exercise list${detail === undefined ? "" : `: ${detail}`}.`);
-  }
-  return { count: int(o.count), next: str(o.next) ?? null, results: results.map(obj).filter((r): r is Obj => r !== undefined) };
-}
-
-function muscles(value: unknown): Muscle[] {
-  return (arr(value) ?? []).flatMap((m) => {
-    const name = str(obj(m)?.name);
+function muscles(value: WgerExercise["muscles"]): Muscle[] {
+  return (value ?? []).flatMap((m) => {
+    const name = str(m.name);
     if (name === undefined) return [];
-    const en = str(obj(m)?.name_en);
+    const en = str(m.name_en);
     return [en === undefined || en === name ? { name } : { name, name_en: en }];
   });
 }
 
-function names(value: unknown, key: string): string[] {
-  return (arr(value) ?? []).flatMap((v) => {
-    const s = str(obj(v)?.[key]);
+function names(values: (string | null | undefined)[]): string[] {
+  return values.flatMap((v) => {
+    const s = str(v);
     return s === undefined ? [] : [s];
   });
 }
 
-function licenceOf(value: unknown): Licence | undefined {
-  const l = obj(value);
+function licenceOf(l: WgerExercise["license"]): Licence | undefined {
   const short = str(l?.short_name);
   const name = str(l?.full_name) ?? short;
   if (name === undefined) return undefined;
@@ -102,18 +126,18 @@ function licenceOf(value: unknown): Licence | undefined {
 }
 
 /** An exerciseinfo entry as an indexed exercise, or null when it has no English name or no licence. */
-export function toIndexedExercise(entry: Obj): IndexedExercise | null {
-  const id = int(entry.id);
+export function toIndexedExercise(entry: WgerExercise): IndexedExercise | null {
+  const id = entry.id;
   const licence = licenceOf(entry.license);
-  const english = (arr(entry.translations) ?? []).map(obj).find((t) => t !== undefined && int(t.language) === WGER_ENGLISH && str(t.name) !== undefined);
-  if (id === undefined || licence === undefined || english === undefined) return null;
+  const english = entry.translations.find((t) => t.language === WGER_ENGLISH && str(t.name) !== undefined);
+  if (licence === undefined || english === undefined) return null;
   const name = str(english.name)!;
-  const aliases = names(english.aliases, "alias");
+  const aliases = names((english.aliases ?? []).map((a) => a.alias));
   const description = htmlToText(str(english.description) ?? "");
   const author = str(english.license_author) ?? str(entry.license_author);
-  const history = (arr(english.author_history) ?? []).map(str).filter((s): s is string => s !== undefined);
+  const history = names(english.author_history ?? []);
   const uuid = str(entry.uuid);
-  const category = str(obj(entry.category)?.name);
+  const category = str(entry.category?.name);
   return {
     id,
     ...(uuid === undefined ? {} : { uuid }),
@@ -121,14 +145,14 @@ export function toIndexedExercise(entry: Obj): IndexedExercise | null {
     aliases,
     description,
     ...(category === undefined ? {} : { category }),
-    equipment: names(entry.equipment, "name"),
+    equipment: names((entry.equipment ?? []).map((e) => e.name)),
     muscles: muscles(entry.muscles),
     secondary_muscles: muscles(entry.muscles_secondary),
     ...(author === undefined ? {} : { author }),
     author_history: history,
     licence,
-    comments: names(english.notes, "comment"),
-    images: (arr(entry.images) ?? []).flatMap((i) => httpUrl(obj(i)?.image) ?? []),
+    comments: names((english.notes ?? []).map((n) => n.comment)),
+    images: (entry.images ?? []).flatMap((i) => httpUrl(i.image) ?? []),
     match: { names: [name, ...aliases].join("\n").toLowerCase(), text: description.toLowerCase() },
   };
 }
@@ -148,3 +172,10 @@ export function attributionOf(exercise: Pick<IndexedExercise, "name" | "author" 
 export function licenceJson(licence: Licence): JsonObject {
   return defined({ name: licence.name, short_name: licence.short_name, url: licence.url });
 }
+
+/** The live check's probe: the index's own request for one English exercise. */
+export const wgerProbe: ProviderProbe = {
+  provider: "wger",
+  what: "one English exercise (exerciseinfo, limit 1)",
+  request: toExerciseInfoRequest(0, 1),
+};

@@ -7,13 +7,14 @@
  *   ticket(s), at what price, fare and baggage terms, and the booking request to continue with.
  * Pure: request builders and body mapper.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { ActionOutput } from "../framework/define.ts";
 import { bool, defined, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
 import type { FlightsSearchQuery } from "./capability.ts";
-import { durationLabel, legsOf, routeParams, SOURCE } from "./google-flights.ts";
+import { durationLabel, flightLeg, flightsEnvelope, legsOf, routeParams, SOURCE } from "./google-flights.ts";
 
 const MAX_OPTIONS = 12;
 
@@ -51,12 +52,52 @@ export function returnSearchDetail(query: FlightsSearchQuery, departureToken: st
   };
 }
 
-export function bookingRequest(query: FlightsSearchQuery, bookingToken: string): UpstreamRequest {
-  return serpApiRequest("google_flights", { ...routeParams(query), booking_token: bookingToken });
+/** One seller's ticket (`together`, or `departing`/`returning` when sold separately). */
+const ticketOffer = Type.Object({
+  book_with: Type.Optional(Type.String()),
+  airline: Type.Optional(Type.Boolean()),
+  price: Type.Optional(Type.Number()),
+  option_title: Type.Optional(Type.String()),
+  marketed_as: Type.Optional(Type.Array(Type.String())),
+  extensions: Type.Optional(Type.Array(Type.String())),
+  baggage_prices: Type.Optional(Type.Array(Type.String())),
+  booking_phone: Type.Optional(Type.String()),
+  booking_request: Type.Optional(Type.Object({ url: Type.Optional(Type.String()), post_data: Type.Optional(Type.String()) })),
+});
+
+const baggageList = Type.Optional(Type.Array(Type.String()));
+
+/** The booking-options answer (google_flights with `booking_token`): its `booking_options[]` are required. */
+export const bookingAnswer = Type.Object({
+  ...flightsEnvelope,
+  booking_options: Type.Array(
+    Type.Object({
+      together: Type.Optional(ticketOffer),
+      departing: Type.Optional(ticketOffer),
+      returning: Type.Optional(ticketOffer),
+      separate_tickets: Type.Optional(Type.Boolean()),
+    }),
+  ),
+  selected_flights: Type.Optional(
+    Type.Array(
+      Type.Object({
+        flights: Type.Array(flightLeg),
+        total_duration: Type.Optional(Type.Number()),
+        price: Type.Optional(Type.Number()),
+        type: Type.Optional(Type.String()),
+      }),
+    ),
+  ),
+  baggage_prices: Type.Optional(Type.Object({ together: baggageList, departing: baggageList, returning: baggageList })),
+});
+export type BookingAnswer = Static<typeof bookingAnswer>;
+
+export function bookingRequest(query: FlightsSearchQuery, bookingToken: string): JsonRequest<typeof bookingAnswer> {
+  return serpApiRequest("google_flights", { ...routeParams(query), booking_token: bookingToken }, bookingAnswer);
 }
 
-export function toBookingDetail(status: number, body: unknown, query: FlightsSearchQuery, now = new Date()): ActionOutput {
-  const { root, noResults } = readSerpApi(status, body);
+export function toBookingDetail(body: BookingAnswer, query: FlightsSearchQuery, now = new Date()): ActionOutput {
+  const { root, noResults } = readSerpApi(body);
   const currency = str(echoedParameters(root)?.currency)?.toUpperCase() ?? query.currency.toUpperCase();
   const options = noResults ? [] : objects(root, "booking_options").slice(0, MAX_OPTIONS).map(optionOf);
   const selected = objects(root, "selected_flights").map((s) =>

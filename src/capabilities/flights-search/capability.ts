@@ -9,11 +9,13 @@ import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
 import { defaulted, isoDate, oneOf, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { range, requires, sumAtMost, validDate } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { currency } from "../shared/travel-fields.ts";
 import { bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
 import { SOURCE, toPage, toRequest } from "./google-flights.ts";
+import { MINUTE } from "../framework/durations.ts";
 
 const airport = (description: string) =>
   Type.String({ minLength: 3, maxLength: 3, pattern: "^[A-Za-z]{3}$", description: `${description}: a 3-letter IATA airport code, e.g. SIN.` });
@@ -89,6 +91,8 @@ export const flightsSearch = defineCapability({
   }),
   paging: "single",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: 15 * MINUTE,
   cost: serpApiSearchCost(
     "4 credits ($0.004) per SerpApi search, also when nothing is found (SerpApi bills empty searches); the " +
       "return-flights search of a round trip is a search too. `details`: 4 credits the first time for booking " +
@@ -102,13 +106,13 @@ export const flightsSearch = defineCapability({
     sumAtMost(["adults", "children", "infants_in_seat", "infants_on_lap"], 9, { what: "the number of passengers" }),
   ],
   sources: [
-    {
-      ...serpApiSourceOf("Google Flights"),
-      async search(ctx, query) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-        return toPage(response.status, response.body, query);
-      },
-    },
+    httpSource({
+      id: "serpapi",
+      title: serpApiSourceOf("Google Flights").title,
+      provider: "serpapi",
+      request: (query: FlightsSearchQuery) => toRequest(query),
+      toPage: (body, query) => toPage(body, query),
+    }),
   ],
   actions: {
     details: {
@@ -130,8 +134,8 @@ export const flightsSearch = defineCapability({
             "This itinerary cannot be booked through the source.",
           );
         }
-        const response = await ctx.upstream.send<unknown>(bookingRequest(query, bookingToken), ctx.signal);
-        return toBookingDetail(response.status, response.body, query);
+        const response = await ctx.upstream.send(bookingRequest(query, bookingToken), ctx.signal);
+        return toBookingDetail(response.body, query);
       },
     },
   },

@@ -5,14 +5,28 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
-import { bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
+import { type BookingAnswer, bookingAnswer, bookingRequest, returnSearchDetail, toBookingDetail } from "./booking-options.ts";
 import { flightsSearch, type FlightsSearchQuery } from "./capability.ts";
-import { durationLabel, stepOf, toPage, toRequest } from "./google-flights.ts";
+import { durationLabel, type FlightsAnswer, flightsAnswer, stepOf, toPage, toRequest } from "./google-flights.ts";
 
-const flights = (file: string) => fixture("serpapi-google_flights", file) as Record<string, unknown>;
+// The recordings as the upstream client passes them: each fits its declared answer.
+const flights = (file: string) => checkShape("serpapi", flightsAnswer, fixture("serpapi-google_flights", file)) as Record<string, unknown>;
+const booking = () => checkShape("serpapi", bookingAnswer, fixture("serpapi-google_flights", "booking_options_documented.json"));
 const PASSENGERS = { adults: 1, children: 0, infants_in_seat: 0, infants_on_lap: 0 };
 const ROUND: FlightsSearchQuery = { origin: "SIN", destination: "AUS", departure_date: "2025-09-09", return_date: "2025-09-19", ...PASSENGERS, currency: "USD" };
+
+/** What the source makes of an answer: the upstream client's check (SerpApi's refusals, then the schema), then the mapper. */
+function page(body: unknown, query: FlightsSearchQuery = ROUND, status = 200) {
+  checkJsonAnswer(toRequest(query), status, body);
+  return toPage(body as FlightsAnswer, query);
+}
+
+function bookingOf(body: unknown, status = 200) {
+  checkJsonAnswer(bookingRequest(ROUND, "BOOK"), status, body);
+  return toBookingDetail(body as BookingAnswer, ROUND);
+}
 
 test("request: route, dates, trip type, passengers, cabin and stops as SerpApi's codes", () => {
   const req = toRequest({ ...ROUND, origin: "sin", adults: 2, children: 1, infants_on_lap: 1, cabin: "premium_economy", max_stops: 0, currency: "eur" });
@@ -44,10 +58,10 @@ test("request: route, dates, trip type, passengers, cabin and stops as SerpApi's
 });
 
 test("outbound options of a round trip: legs, price, stops, layovers, emissions, needs_return_selection", () => {
-  const page = toPage(200, flights("search_round_trip_multi_leg.json"), ROUND);
-  assert.equal(page.next, null);
-  assert.equal(page.records.length, 11, "best_flights then other_flights");
-  const first = page.records[0]!;
+  const got = page(flights("search_round_trip_multi_leg.json"));
+  assert.equal(got.next, null);
+  assert.equal(got.records.length, 11, "best_flights then other_flights");
+  const first = got.records[0]!;
   const s = first.summary;
   assert.equal(s.title, "Outbound SIN → AUS, Air Canada + United, departs 2025-09-09 09:10");
   assert.equal(s.currency, "USD");
@@ -83,22 +97,22 @@ test("outbound options of a round trip: legs, price, stops, layovers, emissions,
     { airport: "DEN", name: "Denver International Airport", duration_min: 64 },
   ]);
   assert.equal(typeof first.ref?.departure_token, "string");
-  assert.match(page.notes?.join(" ") ?? "", /step 1 of 2/);
-  assert.match(page.notes?.join(" ") ?? "", /rates these prices as low \(typical 1100-1200 USD\)/);
+  assert.match(got.notes?.join(" ") ?? "", /step 1 of 2/);
+  assert.match(got.notes?.join(" ") ?? "", /rates these prices as low \(typical 1100-1200 USD\)/);
 });
 
 test("return options for an outbound: booking tokens, needs_return_selection false", () => {
   const token = (flights("return_flights_by_departure_token.json").search_parameters as JsonObject).departure_token as string;
-  const page = toPage(200, flights("return_flights_by_departure_token.json"), { ...ROUND, departure_token: token });
-  assert.equal(page.records.length, 6);
-  const s = page.records[0]!.summary;
+  const got = page(flights("return_flights_by_departure_token.json"), { ...ROUND, departure_token: token });
+  assert.equal(got.records.length, 6);
+  const s = got.records[0]!.summary;
   assert.equal(s.title, "Return AUS → SIN, United + Air Canada, departs 2025-09-19 08:00");
   assert.equal(s.needs_return_selection, false);
-  assert.equal(typeof page.records[0]!.ref?.booking_token, "string");
-  assert.equal(page.records[0]!.ref?.departure_token, undefined);
-  assert.match(page.notes?.join(" ") ?? "", /step 2 of 2/);
+  assert.equal(typeof got.records[0]!.ref?.booking_token, "string");
+  assert.equal(got.records[0]!.ref?.departure_token, undefined);
+  assert.match(got.notes?.join(" ") ?? "", /step 2 of 2/);
   // An answer whose echo names no departure_token is not this return search.
-  assert.throws(() => toPage(200, flights("search_round_trip_multi_leg.json"), { ...ROUND, departure_token: "T" }), /answered a different search/);
+  assert.throws(() => page(flights("search_round_trip_multi_leg.json"), { ...ROUND, departure_token: "T" }), /answered a different search/);
 });
 
 test("details of an outbound: return_search with the original query and the token, not billed", () => {
@@ -119,7 +133,7 @@ test("booking options (documented example): both legs, one ticket or separate ti
   const req = bookingRequest({ ...ROUND, departure_token: "T" }, "BOOK");
   assert.equal((req.query as Record<string, unknown>).booking_token, "BOOK");
   assert.equal((req.query as Record<string, unknown>).departure_token, undefined);
-  const { detail, links, billed } = toBookingDetail(200, flights("booking_options_documented.json"), ROUND);
+  const { detail, links, billed } = toBookingDetail(booking(), ROUND);
   assert.equal(billed, undefined);
   const d = detail as JsonObject;
   assert.equal(d.selection, "round_trip");
@@ -139,19 +153,30 @@ test("booking options (documented example): both legs, one ticket or separate ti
   assert.equal((options[2]!.returning as JsonObject).price, 455);
   assert.deepEqual(d.baggage_prices, { together: ["1 free carry-on", "1st checked bag: 75 USD"] });
   assert.equal(links[0]?.label, "Google Flights");
-  const none = toBookingDetail(200, { search_metadata: { status: "Success" }, error: "Google Flights hasn't returned any results for this query." }, ROUND);
+  const none = bookingOf({ search_metadata: { status: "Success" }, error: "Google Flights hasn't returned any results for this query." });
   assert.deepEqual((none.detail as JsonObject).booking_options, []);
-  assert.throws(() => toBookingDetail(400, { error: "Invalid booking_token." }, ROUND), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.throws(() => bookingOf({ error: "Invalid booking_token." }, 400), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  const drifted = structuredClone(booking()) as Record<string, unknown>;
+  drifted.booking_choices = drifted.booking_options;
+  delete drifted.booking_options;
+  assert.throws(() => bookingOf(drifted), (e: unknown) => e instanceof ProviderDrift && /\/booking_options is missing/.test(e.message));
 });
 
-test("no results is an empty page; an option without flights is skipped, never invented", () => {
-  const empty = toPage(200, { search_metadata: { status: "Success" }, error: "Google Flights hasn't returned any results for this query." }, ROUND);
+test("no results is an empty page; an answer in another shape is drift naming the field, never an empty page", () => {
+  const empty = page({ search_metadata: { status: "Success" }, error: "Google Flights hasn't returned any results for this query." });
   assert.deepEqual(empty.records, []);
   assert.match(empty.notes?.[0] ?? "", /found no flights/);
-  const page = toPage(200, { best_flights: [{ price: 5 }, { flights: [{ departure_airport: { id: "A" }, arrival_airport: { id: "B" } }] }] }, { ...ROUND, return_date: undefined });
-  assert.equal(page.records.length, 1);
-  assert.deepEqual(Object.keys(page.records[0]!.summary).sort(), ["currency", "legs", "requested_passengers", "snippet", "stops", "title"]);
-  assert.throws(() => toPage(403, { error: "This account has been disabled." }, ROUND), /refused this deployment's account/);
+  const oneWay = { ...ROUND, return_date: undefined };
+  const got = page({ best_flights: [{ flights: [{ departure_airport: { id: "A" }, arrival_airport: { id: "B" } }] }] }, oneWay);
+  assert.equal(got.records.length, 1);
+  assert.deepEqual(Object.keys(got.records[0]!.summary).sort(), ["currency", "legs", "requested_passengers", "snippet", "stops", "title"]);
+  assert.throws(() => page({ error: "This account has been disabled." }, ROUND, 403), /refused this deployment's account/);
+  const drift = (body: unknown, pointer: RegExp) =>
+    assert.throws(() => page(body, oneWay), (e: unknown) => e instanceof ProviderDrift && e.code === "provider_error" && pointer.test(e.message));
+  drift({ best_flights: [{ price: 5 }] }, /\/best_flights\/0\/flights is missing/);
+  drift({ best_flights: [{ flights: [{ departure_airport: { code: "A" }, arrival_airport: { id: "B" } }] }] }, /\/best_flights\/0\/flights\/0\/departure_airport\/id/);
+  drift({ best_flights: [{ flights: [], price: "5" }] }, /\/best_flights\/0\/price/);
+  drift({ search_metadata: { status: "Success" }, flight_options: [] }, /\/best_flights is missing/);
 });
 
 test("schema and rules: airports, dates, passengers, token at their pointers", () => {

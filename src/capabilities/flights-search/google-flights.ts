@@ -8,14 +8,73 @@
  * `booking_token`; the booking token gives the booking options of both legs (booking-options.ts).
  * One-way options carry a `booking_token` directly.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { ProviderDrift } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, bool, defined, int, num, type Obj, obj, str } from "../shared/read.ts";
 import { echoedParameters, objects, readSerpApi, type SerpParams, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, RecordDraft, SourcePage } from "../types.ts";
 import type { FlightsSearchQuery } from "./capability.ts";
 
 export const SOURCE = "Google Flights via SerpApi";
+
+/** An airport of a flight: its IATA code (required: a leg without one cannot be shown), name and local time. */
+const airport = Type.Object({ id: Type.String(), name: Type.Optional(Type.String()), time: Type.Optional(Type.String()) });
+
+/** One flight of an itinerary, as the legs of records and booking options read it. */
+export const flightLeg = Type.Object({
+  departure_airport: airport,
+  arrival_airport: airport,
+  duration: Type.Optional(Type.Number()),
+  airline: Type.Optional(Type.String()),
+  flight_number: Type.Optional(Type.String()),
+  airplane: Type.Optional(Type.String()),
+  travel_class: Type.Optional(Type.String()),
+  legroom: Type.Optional(Type.String()),
+  overnight: Type.Optional(Type.Boolean()),
+  often_delayed_by_over_30_min: Type.Optional(Type.Boolean()),
+});
+
+/** An itinerary option (`best_flights[]`, `other_flights[]`): its flights are required, the rest as Google gives it. */
+export const flightOption = Type.Object({
+  flights: Type.Array(flightLeg),
+  layovers: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.Optional(Type.String()),
+        name: Type.Optional(Type.String()),
+        duration: Type.Optional(Type.Number()),
+        overnight: Type.Optional(Type.Boolean()),
+      }),
+    ),
+  ),
+  total_duration: Type.Optional(Type.Number()),
+  price: Type.Optional(Type.Number()),
+  carbon_emissions: Type.Optional(Type.Object({ this_flight: Type.Optional(Type.Number()) })),
+  departure_token: Type.Optional(Type.String()),
+  booking_token: Type.Optional(Type.String()),
+});
+
+/** What both google_flights answers carry: when and where (Google Flights URL), and the echo of the request. */
+export const flightsEnvelope = {
+  search_metadata: Type.Optional(Type.Object({ created_at: Type.Optional(Type.String()), google_flights_url: Type.Optional(Type.String()) })),
+  search_parameters: Type.Optional(Type.Object({ currency: Type.Optional(Type.String()), departure_token: Type.Optional(Type.String()) })),
+};
+
+/**
+ * A google_flights search answer: `best_flights[]` and/or `other_flights[]` (Google may fill either;
+ * toPage requires one of them), and the price insight when Google gives one.
+ */
+export const flightsAnswer = Type.Object({
+  ...flightsEnvelope,
+  best_flights: Type.Optional(Type.Array(flightOption)),
+  other_flights: Type.Optional(Type.Array(flightOption)),
+  price_insights: Type.Optional(
+    Type.Object({ price_level: Type.Optional(Type.String()), typical_price_range: Type.Optional(Type.Array(Type.Number())) }),
+  ),
+});
+export type FlightsAnswer = Static<typeof flightsAnswer>;
 
 const TRAVEL_CLASS: Record<string, number> = { economy: 1, premium_economy: 2, business: 3, first: 4 };
 
@@ -39,8 +98,8 @@ export function routeParams(query: FlightsSearchQuery): SerpParams {
   };
 }
 
-export function toRequest(query: FlightsSearchQuery): UpstreamRequest {
-  return serpApiRequest("google_flights", { ...routeParams(query), departure_token: query.departure_token });
+export function toRequest(query: FlightsSearchQuery): JsonRequest<typeof flightsAnswer> {
+  return serpApiRequest("google_flights", { ...routeParams(query), departure_token: query.departure_token }, flightsAnswer);
 }
 
 /** The passengers the search asked for (every record's `requested_passengers`). */
@@ -56,8 +115,12 @@ export function stepOf(query: FlightsSearchQuery): Step {
   return query.departure_token === undefined ? "outbound" : "return";
 }
 
-export function toPage(status: number, body: unknown, query: FlightsSearchQuery): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+export function toPage(body: FlightsAnswer, query: FlightsSearchQuery): SourcePage {
+  const { root, noResults } = readSerpApi(body);
+  // SerpApi answers "no results" when Google has no flight; an answer with neither list is another shape.
+  if (!noResults && !Array.isArray(root.best_flights) && !Array.isArray(root.other_flights)) {
+    throw new ProviderDrift("serpapi", "/best_flights", "is missing (and so is /other_flights)");
+  }
   const step = stepOf(query);
   const echo = echoedParameters(root);
   // Outbound options must never be shown as return flights: SerpApi echoes the departure_token of a

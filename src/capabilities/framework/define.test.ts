@@ -33,11 +33,11 @@ function cap(primary: (cursor: JsonValue) => Promise<SourcePage>) {
       options: {
         a: {
           sources: [
-            { id: "one", title: "One", search: (_ctx, _q, cursor) => primary(cursor) },
-            { id: "two", title: "Two", search: async (_ctx, _q, cursor) => page(`two ${JSON.stringify(cursor)}`, { p: 2 }), fallbackNotes: () => ["Two lacks x."] },
+            { id: "one", title: "One", providers: [], search: (_ctx, _q, cursor) => primary(cursor) },
+            { id: "two", title: "Two", providers: [], search: async (_ctx, _q, cursor) => page(`two ${JSON.stringify(cursor)}`, { p: 2 }), fallbackNotes: () => ["Two lacks x."] },
           ],
         },
-        b: { requiredKeys: ["B_API_KEY"], sources: [{ id: "b", title: "B", search: async () => page("b") }], cost: { basis: "free" } },
+        b: { requiredKeys: ["B_API_KEY"], sources: [{ id: "b", title: "B", providers: [], search: async () => page("b") }], cost: { basis: "free" } },
       },
     },
     actions: {
@@ -165,8 +165,8 @@ test("variants by a nested field: a slash path picks the variant, its keys and i
     variants: {
       field: "search/kind",
       options: {
-        paid: { requiredKeys: ["PAID_API_KEY"], sources: [{ id: "paid", title: "Paid", search: async (_ctx, q) => page(`paid ${q.search.query}`) }] },
-        open: { cost: { basis: "free" }, sources: [{ id: "open", title: "Open", search: async (_ctx, q) => page(`open ${q.search.query}`) }] },
+        paid: { requiredKeys: ["PAID_API_KEY"], sources: [{ id: "paid", title: "Paid", providers: [], search: async (_ctx, q) => page(`paid ${q.search.query}`) }] },
+        open: { cost: { basis: "free" }, sources: [{ id: "open", title: "Open", providers: [], search: async (_ctx, q) => page(`open ${q.search.query}`) }] },
       },
     },
   });

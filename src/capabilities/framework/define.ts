@@ -12,6 +12,7 @@
  * See docs/architecture.md, "How to add a capability".
  */
 import type { Static, TObject } from "@sinclair/typebox";
+import { cachedNote } from "../../upstream/answer-cache.ts";
 import type { Config } from "../../config.ts";
 import { ApiError, type Violation } from "../../errors.ts";
 import type {
@@ -110,6 +111,11 @@ export interface CapabilityDecl<S extends TObject, Settings = undefined> {
   recordKeys: TObject;
   paging: PagingKind;
   deadlineMs: 15_000 | 40_000;
+  /**
+   * How long its providers' answers may be served again for an identical request, free (Quarry's
+   * answer cache); default 0 (always asked afresh). Beside the cost: it decides what repeats cost.
+   */
+  cacheTtlMs?: number;
   /** Results per page (local paging); default `num`, else 1. */
   pageSize?(query: Static<S>): number;
   cost: CostDecl<Static<S>>;
@@ -213,6 +219,8 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
               if (!chosen.run) throw new ApiError("internal_error", `${decl.id}: ${name} has no handler for this record.`);
               const ctx = context(base);
               const out = await chosen.run(ctx, view<S>(record));
+              // Answered wholly from Quarry's answer cache: no provider was paid, nothing is charged.
+              if (base.answers?.allCached) return { detail: out.detail, links: out.links, credits: 0, costUsd: 0, fromCache: true };
               const usd = (out.billed === false ? 0 : (chosen.cost?.perCall ?? 0)) + ctx.meter.used.meteredUsd;
               return { detail: out.detail, links: out.links, credits: creditsFor(usd), costUsd: usd };
             },
@@ -234,6 +242,7 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
     recordKeys: decl.recordKeys,
     paging: decl.paging,
     deadlineMs: decl.deadlineMs,
+    cacheTtlMs: decl.cacheTtlMs ?? 0,
     typicalCredits: typicalCredits(decl.cost),
     costBasis: decl.cost.basis,
     ruleTexts: rules.map((r) => r.text),
@@ -276,6 +285,8 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
       const variant = variantOf(query);
       const ctx = context(base);
       const page = await runChain(variant.sources, ctx, asQuery<S>(query), cursor);
+      // Answered wholly from Quarry's answer cache: no provider was paid, nothing is charged.
+      if (base.answers?.allCached) return { ...page, credits: 0, costUsd: 0, notes: [...(page.notes ?? []), cachedNote(base.answers)] };
       ctx.meter.page(page.records.length, page.units ?? 0);
       const usd = usedUsd(variant.cost ?? decl.cost, ctx.meter.used);
       return { ...page, credits: creditsFor(usd), costUsd: usd };

@@ -21,7 +21,7 @@ export interface Source<Q, Settings = unknown> {
    * (the provider table says which; `keyOptional` ones are not needed): a source whose variable is
    * unset is skipped (and said so), and the live check (`quarry providers check`) knows what it calls.
    */
-  providers?: readonly ProviderId[];
+  providers: readonly ProviderId[];
   /**
    * Variables this source needs beyond its providers' keys. A function of the capability's settings
    * when they decide it (web.read's Jina engine needs JINA_API_KEY only when WEB_READ_ENGINE=jina).
@@ -40,7 +40,7 @@ export interface Source<Q, Settings = unknown> {
 /** A source's required variables under the capability's settings: its providers' keys, then its own. */
 export function keysOf<Q, S>(source: Source<Q, S>, settings: S): readonly string[] {
   const own = typeof source.requiredKeys === "function" ? source.requiredKeys(settings) : (source.requiredKeys ?? []);
-  const fromProviders = (source.providers ?? []).flatMap((p) => requiredKeyOf(p) ?? []);
+  const fromProviders = source.providers.flatMap((p) => requiredKeyOf(p) ?? []);
   return fromProviders.length === 0 ? own : [...new Set([...fromProviders, ...own])];
 }
 

@@ -8,12 +8,14 @@ import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { defaulted, oneOf, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { currency } from "../shared/travel-fields.ts";
 import { OCCUPANCY_STATUSES } from "./occupancy.ts";
 import { detailRequest, toDetail } from "./property-details.ts";
 import { SOURCE, toPage, toRequest } from "./google-hotels.ts";
+import { HOUR } from "../framework/durations.ts";
 
 const date = (description: string) =>
   Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: `${description} (YYYY-MM-DD).` });
@@ -93,6 +95,8 @@ export const hotelsSearch = defineCapability({
   }),
   paging: "token",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: serpApiSearchCost(
     "4 credits ($0.004) per SerpApi search: the first page, each `more` (the next provider page) and each " +
       "`update`, also when nothing is found (SerpApi bills empty searches). `details` is 4 credits the first " +
@@ -109,13 +113,13 @@ export const hotelsSearch = defineCapability({
     excludes("children_ages", when("property_type", "vacation_rental")),
   ],
   sources: [
-    {
-      ...serpApiSourceOf("Google Hotels"),
-      async search(ctx, query, cursor) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query, cursor), ctx.signal);
-        return toPage(response.status, response.body, query);
-      },
-    },
+    httpSource({
+      id: "serpapi",
+      title: serpApiSourceOf("Google Hotels").title,
+      provider: "serpapi",
+      request: (query: HotelsSearchQuery, cursor) => toRequest(query, cursor),
+      toPage: (body, query) => toPage(body, query),
+    }),
   ],
   update: { example: { title: "The same stay, cheapest first", params: { sort: "lowest_price" } } },
   actions: {
@@ -134,8 +138,8 @@ export const hotelsSearch = defineCapability({
             "This property has no details at the source.",
           );
         }
-        const response = await ctx.upstream.send<unknown>(detailRequest(record.query, token), ctx.signal);
-        return toDetail(response.status, response.body, record.query);
+        const response = await ctx.upstream.send(detailRequest(record.query, token), ctx.signal);
+        return toDetail(response.body, record.query);
       },
     },
   },

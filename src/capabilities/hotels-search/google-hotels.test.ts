@@ -5,16 +5,24 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import { hotelsSearch, type HotelsSearchQuery } from "./capability.ts";
-import { passes, ratingStep, toPage, toRequest } from "./google-hotels.ts";
+import { type HotelsAnswer, hotelsAnswer, passes, ratingStep, toPage, toRequest } from "./google-hotels.ts";
 import { propertyFindings, searchFindings } from "./occupancy.ts";
-import { detailRequest, toDetail } from "./property-details.ts";
+import { detailRequest, propertyDetailsAnswer, toDetail } from "./property-details.ts";
 
-const search = () => fixture("serpapi-google_hotels", "search_hotels.json") as Record<string, unknown>;
-const details = () => fixture("serpapi-google_hotels", "property_details_by_token.json") as Record<string, unknown>;
+// The recordings as the upstream client passes them: each fits its declared answer.
+const search = () => checkShape("serpapi", hotelsAnswer, fixture("serpapi-google_hotels", "search_hotels.json")) as Record<string, unknown>;
+const details = () => checkShape("serpapi", propertyDetailsAnswer, fixture("serpapi-google_hotels", "property_details_by_token.json"));
 
 const STAY: HotelsSearchQuery = { destination: "Lucknow", check_in: "2024-09-25", check_out: "2024-09-28", adults: 2, currency: "USD" };
+
+/** What the source makes of an answer: the upstream client's check (SerpApi's refusals, then the schema), then the mapper. */
+function page(body: unknown, query: HotelsSearchQuery = STAY, status = 200) {
+  checkJsonAnswer(toRequest(query, null), status, body);
+  return toPage(body as HotelsAnswer, query);
+}
 
 test("request: q, dates, occupancy, currency; filters as SerpApi's steps; the token of a next page", () => {
   const req = toRequest(
@@ -45,10 +53,10 @@ test("request: q, dates, occupancy, currency; filters as SerpApi's steps; the to
 });
 
 test("the recorded page maps to 20 records with the spec keys; its token is the next cursor", () => {
-  const page = toPage(200, search(), STAY);
-  assert.deepEqual(page.next, { token: "CBI=" });
-  assert.equal(page.records.length, 20);
-  const hyatt = page.records[0]!;
+  const got = page(search(), STAY);
+  assert.deepEqual(got.next, { token: "CBI=" });
+  assert.equal(got.records.length, 20);
+  const hyatt = got.records[0]!;
   assert.deepEqual(hyatt.ref, { property_token: "ChoIo5z-pJbJ-uPPARoNL2cvMTFidzR3djlzcxAB" });
   const s = hyatt.summary;
   assert.equal(s.title, "Hyatt Regency Lucknow");
@@ -68,22 +76,22 @@ test("the recorded page maps to 20 records with the spec keys; its token is the 
   assert.equal("occupancy_note" in s, false);
   assert.equal("location" in s, false, "the list gives no address: never invented");
   // A property without a price or class keeps neither key (Radisson has no rates in the recording).
-  const radisson = page.records.find((r) => r.summary.title === "Radisson Lucknow City Center")!;
+  const radisson = got.records.find((r) => r.summary.title === "Radisson Lucknow City Center")!;
   for (const k of ["price_per_night", "total_price", "currency"]) assert.equal(k in radisson.summary, false, k);
-  const nest = page.records.at(-1)!.summary;
+  const nest = got.records.at(-1)!.summary;
   assert.equal(nest.type, "vacation rental");
   assert.equal("hotel_class" in nest, false);
   assert.equal("url" in nest, false);
 });
 
 test("occupancy: the echo names other guests → partially_applied with a note; no echo → unconfirmed", () => {
-  const withChild = toPage(200, search(), { ...STAY, children_ages: [7] });
+  const withChild = page(search(), { ...STAY, children_ages: [7] });
   const s = withChild.records[0]!.summary;
   assert.deepEqual(s.requested_occupancy, { adults: 2, children: 1, children_ages: [7] });
   assert.equal(s.occupancy_status, "partially_applied");
   assert.equal(s.occupancy_note, "The source answered for 0 children, 1 requested.");
 
-  const three = toPage(200, search(), { ...STAY, adults: 3 });
+  const three = page(search(), { ...STAY, adults: 3 });
   assert.equal(three.records[0]!.summary.occupancy_note, "The source answered for 2 adults, 3 requested.");
   // Vacation rentals quote prices for 2 guests and say how many they sleep.
   const nest = three.records.at(-1)!.summary;
@@ -91,7 +99,7 @@ test("occupancy: the echo names other guests → partially_applied with a note; 
 
   const body = search();
   delete body.search_parameters;
-  const silent = toPage(200, body, STAY);
+  const silent = page(body);
   assert.equal(silent.records[0]!.summary.occupancy_status, "unconfirmed");
   assert.equal("occupancy_note" in silent.records[0]!.summary, false);
   assert.match(silent.notes?.join(" ") ?? "", /does not say which occupancy/);
@@ -115,22 +123,56 @@ test("filters checked on each property: rating, price, amenities, type; a page c
   assert.equal(passes(hyatt, { ...STAY, amenities: ["Hot tub"] }), false);
   assert.equal(passes(hyatt, { ...STAY, property_type: "vacation_rental" }), false);
 
-  const rentals = toPage(200, search(), { ...STAY, property_type: "vacation_rental" });
+  const rentals = page(search(), { ...STAY, property_type: "vacation_rental" });
   assert.deepEqual(rentals.records.map((r) => r.summary.type), ["vacation rental", "vacation rental"]);
-  const none = toPage(200, search(), { ...STAY, min_rating: 5 });
+  const none = page(search(), { ...STAY, min_rating: 5 });
   assert.equal(none.records.length, 0);
   assert.deepEqual(none.next, { token: "CBI=" }, "has_more stays true on an empty filtered page");
   assert.match(none.notes?.[0] ?? "", /20 of 20 properties .* min_rating 5; more pages may still hold matches/);
 });
 
 test("SerpApi answers: no results is an empty page; errors are provider errors", () => {
-  const empty = toPage(200, { search_metadata: { status: "Success" }, error: "Google Hotels hasn't returned any results for this query." }, STAY);
+  const empty = page({ search_metadata: { status: "Success" }, error: "Google Hotels hasn't returned any results for this query." });
   assert.deepEqual(empty.records, []);
   assert.equal(empty.next, null);
-  assert.throws(() => toPage(401, { error: "Invalid API key." }, STAY), (e: unknown) => e instanceof ApiError && /refused this deployment's account/.test(e.message));
-  assert.throws(() => toPage(200, { error: "Your account has run out of searches." }, STAY), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
-  assert.throws(() => toPage(400, { error: "Invalid check_out_date." }, STAY), /SerpApi reported: Invalid check_out_date/);
-  assert.throws(() => toPage(200, { search_metadata: { status: "Error" } }, STAY), /reported the search as failed/);
+  assert.throws(() => page({ error: "Invalid API key." }, STAY, 401), (e: unknown) => e instanceof ApiError && /refused this deployment's account/.test(e.message));
+  assert.throws(() => page({ error: "Your account has run out of searches." }), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.throws(() => page({ error: "Invalid check_out_date." }, STAY, 400), /SerpApi reported: Invalid check_out_date/);
+  assert.throws(() => page({ search_metadata: { status: "Error" } }), /reported the search as failed/);
+});
+
+test("drift: a renamed or retyped field the mapper reads is an error naming it, never an empty page", () => {
+  const drifted = (change: (body: Record<string, unknown>) => void, pointer: RegExp) => {
+    const body = structuredClone(search());
+    change(body);
+    assert.throws(() => page(body), (e: unknown) => e instanceof ProviderDrift && e.code === "provider_error" && pointer.test(e.message));
+  };
+  drifted((b) => {
+    b.hotels = b.properties;
+    delete b.properties;
+  }, /\/properties is missing/);
+  drifted((b) => {
+    const first = (b.properties as Record<string, unknown>[])[0]!;
+    first.title = first.name;
+    delete first.name;
+  }, /\/properties\/0\/name is missing/);
+  drifted((b) => {
+    ((b.properties as Record<string, unknown>[])[0]!.rate_per_night as Record<string, unknown>).extracted_lowest = "107";
+  }, /\/properties\/0\/rate_per_night\/extracted_lowest/);
+  drifted((b) => {
+    (b.search_parameters as Record<string, unknown>).currency = 1;
+  }, /\/search_parameters\/currency/);
+  const detail = structuredClone(details()) as Record<string, unknown>;
+  delete detail.name;
+  assert.throws(() => checkJsonAnswer(detailRequest(STAY, "T"), 200, detail), /\/name is missing/);
+});
+
+test("a search Google answers with one property's page is that one property", () => {
+  const one = { ...structuredClone(details()), search_information: { hotels_results_state: "Showing results for property details" } };
+  const got = page(one);
+  assert.equal(got.records.length, 1);
+  assert.equal(got.records[0]!.summary.title, "Quality Inn & Suites South San Jose / Morgan Hill");
+  assert.equal(got.next, null);
 });
 
 test("details: the property-details search and its bounded detail, with occupancy and booking links", () => {
@@ -147,7 +189,7 @@ test("details: the property-details search and its bounded detail, with occupanc
     vacation_rentals: undefined,
     property_token: "TOKEN",
   });
-  const { detail, links } = toDetail(200, details(), STAY, new Date("2030-01-01T00:00:00Z"));
+  const { detail, links } = toDetail(details(), STAY, new Date("2030-01-01T00:00:00Z"));
   const d = detail as JsonObject;
   assert.equal(d.name, "Quality Inn & Suites South San Jose / Morgan Hill");
   assert.equal(d.address, "16525 Condit Rd, Morgan Hill, CA 95037");

@@ -8,8 +8,10 @@
  * property as the answer describes it (a property without the value checked is left out), because
  * the source's own filters are coarser (rating steps, amenity ids) or absent (hotels only).
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
-import { coordinatesOf } from "../shared/geo.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { ProviderDrift } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
+import { coordinatesOf, gpsCoordinates } from "../shared/geo.ts";
 import { arr, defined, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { cursorField, echoedParameters, nextPageToken, objects, readSerpApi, type SerpParams, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonValue, RecordDraft, SourcePage } from "../types.ts";
@@ -17,6 +19,57 @@ import type { HotelsSearchQuery } from "./capability.ts";
 import { type Occupancy, occupancyKeys, propertyFindings, requestedOccupancy, searchFindings } from "./occupancy.ts";
 
 export const SOURCE = "Google Hotels via SerpApi";
+
+/** A price as SerpApi gives it (`rate_per_night`, `total_rate`): the mappers read the number. */
+export const hotelRate = Type.Object({ extracted_lowest: Type.Optional(Type.Number()) });
+
+/** SerpApi's echo of the request it ran (`search_parameters`): the currency and occupancy it applied (occupancy.ts). */
+export const stayEcho = Type.Object({
+  currency: Type.Optional(Type.String()),
+  adults: Type.Optional(Type.Union([Type.Number(), Type.String()])),
+  children: Type.Optional(Type.Union([Type.Number(), Type.String()])),
+  children_ages: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Array(Type.Union([Type.Number(), Type.String()]))])),
+});
+
+/** `search_metadata`: when SerpApi ran the search (`fetched_at`). */
+export const serpMetadata = Type.Object({ created_at: Type.Optional(Type.String()) });
+
+/**
+ * The fields of a property the mappers read (records, the checks of `passes`, occupancy). Only its
+ * name is required: a property without one cannot be shown; SerpApi leaves out what a property lacks.
+ */
+export const hotelProperty = Type.Object({
+  name: Type.String(),
+  type: Type.Optional(Type.String()),
+  link: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  address: Type.Optional(Type.String()),
+  property_token: Type.Optional(Type.String()),
+  gps_coordinates: Type.Optional(gpsCoordinates),
+  rate_per_night: Type.Optional(hotelRate),
+  total_rate: Type.Optional(hotelRate),
+  overall_rating: Type.Optional(Type.Number()),
+  reviews: Type.Optional(Type.Number()),
+  extracted_hotel_class: Type.Optional(Type.Number()),
+  amenities: Type.Optional(Type.Array(Type.String())),
+  essential_info: Type.Optional(Type.Array(Type.String())),
+  prices: Type.Optional(Type.Array(Type.Object({ num_guests: Type.Optional(Type.Number()) }))),
+});
+
+/**
+ * A google_hotels search answer: `properties[]` and the next page's token; or, when Google opens one
+ * property's page for the query (SerpApi's `hotels_results_state` "Showing results for property
+ * details"), that property's fields at the top level. One of the two is there (toPage checks it).
+ */
+export const hotelsAnswer = Type.Object({
+  ...Type.Partial(hotelProperty).properties,
+  search_metadata: Type.Optional(serpMetadata),
+  search_parameters: Type.Optional(stayEcho),
+  properties: Type.Optional(Type.Array(hotelProperty)),
+  serpapi_pagination: Type.Optional(Type.Object({ next_page_token: Type.Optional(Type.String()) })),
+  next_page_token: Type.Optional(Type.String()),
+});
+export type HotelsAnswer = Static<typeof hotelsAnswer>;
 
 const SORT_BY: Record<string, number | undefined> = { relevance: undefined, lowest_price: 3, highest_rating: 8, most_reviewed: 13 };
 
@@ -44,26 +97,40 @@ export function stayParams(query: HotelsSearchQuery): SerpParams {
   };
 }
 
-export function toRequest(query: HotelsSearchQuery, cursor: JsonValue): UpstreamRequest {
+export function toRequest(query: HotelsSearchQuery, cursor: JsonValue): JsonRequest<typeof hotelsAnswer> {
   const token = cursorField(cursor, "token");
-  return serpApiRequest("google_hotels", {
-    ...stayParams(query),
-    sort_by: query.sort === undefined ? undefined : SORT_BY[query.sort],
-    max_price: query.max_price === undefined ? undefined : Math.ceil(query.max_price),
-    rating: ratingStep(query.min_rating),
-    next_page_token: typeof token === "string" ? token : undefined,
-  });
+  return serpApiRequest(
+    "google_hotels",
+    {
+      ...stayParams(query),
+      sort_by: query.sort === undefined ? undefined : SORT_BY[query.sort],
+      max_price: query.max_price === undefined ? undefined : Math.ceil(query.max_price),
+      rating: ratingStep(query.min_rating),
+      next_page_token: typeof token === "string" ? token : undefined,
+    },
+    hotelsAnswer,
+  );
 }
 
-export function toPage(status: number, body: unknown, query: HotelsSearchQuery): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+/**
+ * The properties of an answer: its list, or the one property whose page Google opened for the query.
+ * An answer with neither is drift (SerpApi's "no results" answer never reaches here as one).
+ */
+function propertiesOf(root: Obj): Obj[] {
+  if (Array.isArray(root.properties)) return objects(root, "properties");
+  if (str(root.name) !== undefined) return [root];
+  throw new ProviderDrift("serpapi", "/properties", "is missing");
+}
+
+export function toPage(body: HotelsAnswer, query: HotelsSearchQuery): SourcePage {
+  const { root, noResults } = readSerpApi(body);
   const token = nextPageToken(root);
   const next = token === undefined ? null : { token };
   if (noResults) return { records: [], next: null, notes: [`Google Hotels found no stays for "${query.destination}" on these dates.`] };
   const requested = requestedOccupancy(query);
   const search = searchFindings(echoedParameters(root), requested);
   const currency = str(echoedParameters(root)?.currency)?.toUpperCase() ?? query.currency.toUpperCase();
-  const properties = objects(root, "properties");
+  const properties = propertiesOf(root);
   const kept = properties.filter((p) => passes(p, query));
   const notes: string[] = [];
   if (kept.length < properties.length) {

@@ -4,26 +4,79 @@
  * with how to reach them, and the booking offers with their links, plus whether the answer fits the
  * requested occupancy. Pure: request builder and body mapper.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { ActionOutput } from "../framework/define.ts";
-import { coordinatesOf } from "../shared/geo.ts";
+import { coordinatesOf, gpsCoordinates } from "../shared/geo.ts";
 import { arr, bool, clip, defined, httpUrl, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
 import type { HotelsSearchQuery } from "./capability.ts";
-import { SOURCE, stayParams } from "./google-hotels.ts";
+import { hotelRate, SOURCE, serpMetadata, stayEcho, stayParams } from "./google-hotels.ts";
 import { occupancyKeys, propertyFindings, requestedOccupancy, searchFindings } from "./occupancy.ts";
 
 const MAX_NEARBY = 10;
 const MAX_OFFERS = 15;
 const MAX_DESCRIPTION = 2000;
 
-export function detailRequest(query: HotelsSearchQuery, propertyToken: string): UpstreamRequest {
-  return serpApiRequest("google_hotels", { ...stayParams(query), property_token: propertyToken });
+/** A booking offer (`featured_prices[]`, `prices[]`): who sells the stay, at what price, for whom. */
+const bookingOffer = Type.Object({
+  source: Type.Optional(Type.String()),
+  link: Type.Optional(Type.String()),
+  official: Type.Optional(Type.Boolean()),
+  rate_per_night: Type.Optional(hotelRate),
+  total_rate: Type.Optional(hotelRate),
+  num_guests: Type.Optional(Type.Number()),
+  free_cancellation: Type.Optional(Type.Boolean()),
+});
+
+/**
+ * SerpApi's property-details answer (google_hotels with `property_token`): the property at the top
+ * level, its name required (a details answer without one describes nothing).
+ */
+export const propertyDetailsAnswer = Type.Object({
+  search_metadata: Type.Optional(serpMetadata),
+  search_parameters: Type.Optional(stayEcho),
+  name: Type.String(),
+  type: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  address: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+  link: Type.Optional(Type.String()),
+  gps_coordinates: Type.Optional(gpsCoordinates),
+  check_in_time: Type.Optional(Type.String()),
+  check_out_time: Type.Optional(Type.String()),
+  extracted_hotel_class: Type.Optional(Type.Number()),
+  overall_rating: Type.Optional(Type.Number()),
+  reviews: Type.Optional(Type.Number()),
+  rate_per_night: Type.Optional(hotelRate),
+  total_rate: Type.Optional(hotelRate),
+  typical_price_range: Type.Optional(
+    Type.Object({ extracted_lowest: Type.Optional(Type.Number()), extracted_highest: Type.Optional(Type.Number()) }),
+  ),
+  amenities: Type.Optional(Type.Array(Type.String())),
+  essential_info: Type.Optional(Type.Array(Type.String())),
+  nearby_places: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.Optional(Type.String()),
+        category: Type.Optional(Type.String()),
+        rating: Type.Optional(Type.Number()),
+        transportations: Type.Optional(Type.Array(Type.Object({ type: Type.Optional(Type.String()), duration: Type.Optional(Type.String()) }))),
+      }),
+    ),
+  ),
+  featured_prices: Type.Optional(Type.Array(bookingOffer)),
+  prices: Type.Optional(Type.Array(bookingOffer)),
+});
+export type PropertyDetailsAnswer = Static<typeof propertyDetailsAnswer>;
+
+export function detailRequest(query: HotelsSearchQuery, propertyToken: string): JsonRequest<typeof propertyDetailsAnswer> {
+  return serpApiRequest("google_hotels", { ...stayParams(query), property_token: propertyToken }, propertyDetailsAnswer);
 }
 
-export function toDetail(status: number, body: unknown, query: HotelsSearchQuery, now = new Date()): ActionOutput {
-  const { root, noResults } = readSerpApi(status, body);
+export function toDetail(body: PropertyDetailsAnswer, query: HotelsSearchQuery, now = new Date()): ActionOutput {
+  const { root, noResults } = readSerpApi(body);
   const name = str(root.name);
   if (noResults || name === undefined) {
     return { detail: { found: false, note: "Google Hotels returned no details for this property now; it may no longer be offered for these dates." }, links: [] };

@@ -11,6 +11,7 @@ import { country, language, num, text } from "../framework/fields.ts";
 import { collectPages } from "../shared/provider-pages.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import { JOBS_PER_PAGE, SOURCE, toProviderPage, toRequest } from "./serpapi-jobs.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const jobsSearchSchema = Type.Object(
   {
@@ -54,6 +55,8 @@ export const jobsSearch = defineCapability({
   }),
   paging: "token",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: serpApiPagedCost(
     maxJobRequests,
     "4 credits ($0.004) per SerpApi search read: one Google Jobs page of about ten listings. A call " +

@@ -3,14 +3,29 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
-import { readSerpApi } from "../shared/serpapi.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
+import { readSerpApi, serpApiRefusal } from "../shared/serpapi.ts";
 import type { JsonObject } from "../types.ts";
-import { JOBS_PER_PAGE, SOURCE, toProviderPage, toRequest } from "./serpapi-jobs.ts";
+import { JOBS_PER_PAGE, jobsAnswer, SOURCE, toProviderPage, toRequest } from "./serpapi-jobs.ts";
 
-const page = (file: string) => toProviderPage(readSerpApi(200, fixture("serpapi-google_jobs", file)));
+/** An answer as the upstream client passes it (SerpApi's refusal, then the schema), read and mapped. */
+const read = (body: unknown) => {
+  checkJsonAnswer(toRequest({ query: "x", num: 10 }, null), 200, body);
+  return toProviderPage(readSerpApi(body));
+};
+const page = (file: string) => read(fixture("serpapi-google_jobs", file));
 
 test("request: engine, q, lowercased gl, hl, location and the page token; nothing undefined invented", () => {
-  const first = toRequest({ query: "barista", country: "US", language: "en", location: "New York, New York, United States", num: 10 }, null);
+  const first = toRequest(
+    {
+      query: "barista",
+      country: "US",
+      language: "en",
+      location: "New York, New York, United States",
+      num: 10,
+    },
+    null,
+  );
   assert.equal(first.provider, "serpapi");
   assert.equal(first.path, "/search.json");
   assert.deepEqual(first.query, {
@@ -21,6 +36,8 @@ test("request: engine, q, lowercased gl, hl, location and the page token; nothin
     location: "New York, New York, United States",
     next_page_token: undefined,
   });
+  assert.equal(first.response, jobsAnswer);
+  assert.equal(first.refusal, serpApiRefusal);
   const next = toRequest({ query: "barista", num: 10 }, "TOKEN");
   assert.equal(next.query?.next_page_token, "TOKEN");
   assert.equal(next.query?.gl, undefined);
@@ -62,7 +79,10 @@ test("documented token page: share link as url, apply options as links, next tok
   assert.equal(first.summary.posted_at, "2 days ago");
   assert.equal(first.summary.salary, "$17–$19 an hour");
   assert.match(String(first.summary.url), /^https:\/\/www\.google\.com\/search\?ibp=htl;jobs/);
-  assert.deepEqual(first.links?.[0], { label: "Corner Coffee Careers", url: "https://careers.cornercoffee.example/jobs/barista-nyc-1042" });
+  assert.deepEqual(first.links?.[0], {
+    label: "Corner Coffee Careers",
+    url: "https://careers.cornercoffee.example/jobs/barista-nyc-1042",
+  });
   assert.equal(first.links?.[1]?.label, "Listing on Google Jobs");
   assert.deepEqual((first.detail as JsonObject).apply_options, [
     { title: "Corner Coffee Careers", link: "https://careers.cornercoffee.example/jobs/barista-nyc-1042" },
@@ -72,9 +92,26 @@ test("documented token page: share link as url, apply options as links, next tok
   assert.equal(last.next, null);
 });
 
-test("SerpApi's no-results answer is an empty page; a listing without a title is skipped", () => {
-  const none = toProviderPage(readSerpApi(200, { search_metadata: { status: "Success" }, error: "Google hasn't returned any results for this query." }));
+test("SerpApi's no-results answer is an empty page; a blank title is skipped", () => {
+  const none = read({
+    search_metadata: { status: "Success" },
+    error: "Google hasn't returned any results for this query.",
+  });
   assert.deepEqual(none, { items: [], next: null });
-  const odd = toProviderPage(readSerpApi(200, { jobs_results: [{ company_name: "X" }, { title: "  " }, 7] }));
-  assert.deepEqual(odd.items, []);
+  assert.deepEqual(read({ jobs_results: [{ title: "  " }] }).items, []);
+});
+
+test("schema: the recordings fit; a renamed or retyped field the mapper reads is drift", () => {
+  for (const file of ["search_jobs.json", "search_jobs_token_page1.json", "search_jobs_token_page2.json"]) {
+    checkShape("serpapi", jobsAnswer, fixture("serpapi-google_jobs", file));
+  }
+  assert.throws(
+    () => read({ jobs_results: [{ company_name: "X" }] }),
+    (e: unknown) => e instanceof ProviderDrift && /\/jobs_results\/0\/title is missing/.test(e.message),
+  );
+  assert.throws(() => read({ jobs: [] }), /\/jobs_results is missing/);
+  assert.throws(
+    () => read({ jobs_results: [], serpapi_pagination: { next_page_token: 7 } }),
+    /\/serpapi_pagination\/next_page_token/,
+  );
 });

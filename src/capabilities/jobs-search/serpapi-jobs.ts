@@ -1,9 +1,11 @@
 /**
  * SerpApi `google_jobs` adapter for jobs.search: pure mappers from a validated query and a page
- * token to the upstream request, and from one SerpApi answer to its job records (each with its
- * stored detail: the full listing and its application links) and the next page's token. No I/O.
+ * token to the upstream request (with its answer schema), and from one SerpApi answer to its job
+ * records (each with its stored detail: the full listing and its application links) and the next
+ * page's token. No I/O.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { ProviderPage } from "../shared/provider-pages.ts";
 import { arr, clip, defined, httpUrl, type Obj, obj, str, strings } from "../shared/read.ts";
 import { nextPageToken, objects, type SerpAnswer, serpApiRequest } from "../shared/serpapi.ts";
@@ -18,15 +20,59 @@ export const JOBS_PER_PAGE = 10;
 const MAX_DESCRIPTION_CHARS = 20_000;
 const SNIPPET_CHARS = 300;
 
+const link = Type.Object({ title: Type.Optional(Type.String()), link: Type.Optional(Type.String()) });
+
+/**
+ * The fields of a google_jobs answer the mapper reads: the listings (each with its title) and the
+ * next page's token, in either place SerpApi has put it. A search that found nothing is SerpApi's
+ * "no results" answer (passed on unchecked), so `jobs_results` is required here.
+ */
+export const jobsAnswer = Type.Object({
+  jobs_results: Type.Array(
+    Type.Object({
+      title: Type.String(),
+      company_name: Type.Optional(Type.String()),
+      location: Type.Optional(Type.String()),
+      via: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      share_link: Type.Optional(Type.String()),
+      extensions: Type.Optional(Type.Array(Type.String())),
+      detected_extensions: Type.Optional(
+        Type.Object({
+          posted_at: Type.Optional(Type.String()),
+          schedule_type: Type.Optional(Type.String()),
+          salary: Type.Optional(Type.String()),
+        }),
+      ),
+      job_highlights: Type.Optional(
+        Type.Array(
+          Type.Object({
+            title: Type.Optional(Type.String()),
+            items: Type.Optional(Type.Array(Type.String())),
+          }),
+        ),
+      ),
+      apply_options: Type.Optional(Type.Array(link)),
+    }),
+  ),
+  serpapi_pagination: Type.Optional(Type.Object({ next_page_token: Type.Optional(Type.String()) })),
+  next_page_token: Type.Optional(Type.String()),
+});
+export type JobsAnswer = Static<typeof jobsAnswer>;
+
 /** `GET /search.json?engine=google_jobs&q=&gl=&hl=&location=&next_page_token=`. */
-export function toRequest(query: JobsSearchQuery, token: JsonValue): UpstreamRequest {
-  return serpApiRequest("google_jobs", {
-    q: query.query,
-    gl: query.country?.toLowerCase(),
-    hl: query.language,
-    location: query.location,
-    next_page_token: typeof token === "string" ? token : undefined,
-  });
+export function toRequest(query: JobsSearchQuery, token: JsonValue): JsonRequest<typeof jobsAnswer> {
+  return serpApiRequest(
+    "google_jobs",
+    {
+      q: query.query,
+      gl: query.country?.toLowerCase(),
+      hl: query.language,
+      location: query.location,
+      next_page_token: typeof token === "string" ? token : undefined,
+    },
+    jobsAnswer,
+  );
 }
 
 /** One provider page: its listings as records, and the token of the next page (null at the end). */
@@ -70,11 +116,15 @@ function toRecord(job: Obj): RecordDraft | undefined {
     highlights: highlightsOf(job.job_highlights),
     extensions: strings(job.extensions),
     detected_extensions: Object.keys(found).length > 0 ? (found as JsonObject) : undefined,
-    apply_options: applyOptions.length > 0 ? applyOptions.map((o) => ({ title: o.label, link: o.url })) : undefined,
+    apply_options:
+      applyOptions.length > 0 ? applyOptions.map((o) => ({ title: o.label, link: o.url })) : undefined,
     share_link: shareLink,
     source: SOURCE,
   });
-  const links: Link[] = [...applyOptions, ...(shareLink === undefined ? [] : [{ label: "Listing on Google Jobs", url: shareLink }])];
+  const links: Link[] = [
+    ...applyOptions,
+    ...(shareLink === undefined ? [] : [{ label: "Listing on Google Jobs", url: shareLink }]),
+  ];
   return { summary, detail, links };
 }
 

@@ -1,7 +1,7 @@
 /**
  * legal.read (spec 4.6): one legal document read section by section from an official or
- * institutional publication. `document` is a tagged union by `source`: `eu_official` (EUR-Lex HTML by
- * CELEX and language), `us_reports` (the Library of Congress's United States Reports), `case_index`
+ * institutional publication. `document` is a tagged union by `source`: `eu_official` (an EU act's
+ * XHTML or HTML by CELEX and language from the Publications Office's CELLAR, eu-official.ts), `us_reports` (the Library of Congress's United States Reports), `case_index`
  * (CourtListener clusters and opinions; needs COURTLISTENER_API_KEY, so that variant alone is
  * unavailable without it) and `historical` (a documented list of works, historical-works.ts). The
  * whole document is fetched once and split into sections held in the session (local paging: `num`
@@ -16,12 +16,13 @@ import { num, oneOfOr, taggedUnion } from "../framework/fields.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
 import { CELEX_PATTERN, EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
 import { readCase } from "./case-index.ts";
-import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
+import { CELLAR_PROVIDER, cellarDocumentRequest, euOfficialDocument } from "./eu-official.ts";
 import { fetchDocument } from "./fetch.ts";
 import { readHistorical } from "./historical.ts";
 import { HISTORICAL_WORK_IDS, HISTORICAL_WORKS, historicalWork } from "./historical-works.ts";
 import { documentPage } from "./sections.ts";
 import { readUsReports } from "./us-reports.ts";
+import { DAY } from "../framework/durations.ts";
 
 const branch = <P extends Parameters<typeof Type.Object>[0]>(properties: P) => Type.Object(properties, { additionalProperties: false });
 
@@ -31,7 +32,7 @@ export const legalReadSchema = Type.Object(
       "source",
       [
         branch({
-          source: Type.Literal("eu_official", { description: "EUR-Lex (the Publications Office of the EU)." }),
+          source: Type.Literal("eu_official", { description: "EU law as the Publications Office of the EU publishes it (EUR-Lex's texts, read from its CELLAR repository)." }),
           celex: Type.String({ pattern: CELEX_PATTERN, description: "CELEX number, e.g. 32016R0679, or 02002L0058-20091219 for a consolidated version." }),
           language: oneOfOr(EU_LANGUAGES, "EN", "One of the EU's 24 official languages (default EN)."),
         }),
@@ -66,12 +67,13 @@ const wrong = (source: string) => new Error(`legal.read: ${source} source for an
 export const legalRead = defineCapability({
   id: "legal.read",
   title: "Read a legal document",
-  summary: "A legal document's exact text, section by section, from EUR-Lex, the US Reports, CourtListener or a historical work's source.",
+  summary: "A legal document's exact text, section by section, from EU law (EUR-Lex's texts), the US Reports, CourtListener or a historical work's source.",
   description:
     "Reads one document whole and pages through its sections (`num` a page; `more` continues the same document, " +
-    "free). `document` is {source: eu_official, celex, language} (EUR-Lex HTML, split by article, recital and " +
-    "annex), {source: us_reports, item_id: usrep######} (the Library of Congress's United States Reports: its " +
-    "full-text file, else its PDF page by page with `pdf_page`, and `printed_page` where the page shows it), " +
+    "free). `document` is {source: eu_official, celex, language} (the act's HTML from the Publications Office's " +
+    "CELLAR, the repository EUR-Lex publishes from, split by article, recital and annex), {source: us_reports, item_id: usrep######} (the Library of Congress's United States Reports: its " +
+    "full-text file, else its PDF page by page with `pdf_page`, and `printed_page` where the page shows it; when " +
+    "the Library's item API is challenged, the PDF at the collection's address for the id), " +
     "{source: case_index, caselaw_id} (CourtListener: the cluster's opinions; needs COURTLISTENER_API_KEY) or " +
     "{source: historical, work_id} (a documented list of works read from their public sources). Records carry " +
     "`identifier`, `source_class`, `section`, `total_sections` and `extraction_method` always, and `language`, " +
@@ -96,20 +98,23 @@ export const legalRead = defineCapability({
   }),
   paging: "local",
   deadlineMs: 40_000,
-  cost: free("Free: EUR-Lex, the Library of Congress, CourtListener and the historical sources cost nothing; `more` and details are free."),
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
+  cost: free("Free: the Publications Office, the Library of Congress, CourtListener and the historical sources cost nothing; `more` and details are free."),
   variants: {
     field: "document/source",
     options: {
       eu_official: {
         sources: [
           {
-            id: "eurlex",
-            title: "EUR-Lex",
+            id: "cellar",
+            title: "Publications Office of the EU (CELLAR)",
+            providers: [CELLAR_PROVIDER],
             async search(ctx, query) {
               const d = query.document;
               if (d.source !== "eu_official") throw wrong("eu_official");
-              const fetched = await fetchDocument(ctx, eurLexHtmlRequest(d.celex, d.language));
-              return documentPage(await eurLexDocument(fetched, d.celex, d.language, ctx.signal), ctx.now().toISOString());
+              const fetched = await fetchDocument(ctx, cellarDocumentRequest(d.celex, d.language));
+              return documentPage(await euOfficialDocument(fetched, d.celex, d.language, ctx.signal), ctx.now().toISOString());
             },
           },
         ],
@@ -119,6 +124,7 @@ export const legalRead = defineCapability({
           {
             id: "loc",
             title: "Library of Congress",
+            providers: ["loc"],
             async search(ctx, query) {
               if (query.document.source !== "us_reports") throw wrong("us_reports");
               return documentPage(await readUsReports(ctx, query.document.item_id), ctx.now().toISOString());
@@ -132,6 +138,7 @@ export const legalRead = defineCapability({
           {
             id: COURTLISTENER,
             title: "CourtListener",
+            providers: [COURTLISTENER],
             async search(ctx, query) {
               if (query.document.source !== "case_index") throw wrong("case_index");
               return documentPage(await readCase(ctx, query.document.caselaw_id), ctx.now().toISOString());
@@ -144,6 +151,7 @@ export const legalRead = defineCapability({
           {
             id: "historical",
             title: "Historical works",
+            providers: ["avalon", "un", "gesetze"],
             async search(ctx, query) {
               if (query.document.source !== "historical") throw wrong("historical");
               const work = historicalWork(query.document.work_id);
@@ -170,7 +178,7 @@ export const legalRead = defineCapability({
   },
   examples: [
     {
-      title: "The ePrivacy Directive as consolidated on 19 December 2009 (EUR-Lex), three articles a page",
+      title: "The ePrivacy Directive as consolidated on 19 December 2009 (the Publications Office's text), three articles a page",
       body: { document: { source: "eu_official", celex: "02002L0058-20091219", language: "EN" } },
     },
     { title: "A US Supreme Court order from CourtListener (Noem v. Abrego Garcia)", body: { document: { source: "case_index", caselaw_id: "10376225" } } },

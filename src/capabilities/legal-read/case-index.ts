@@ -13,9 +13,9 @@
  * in that order; the language is not stated by the source (null).
  */
 import { ApiError, invalidRequest } from "../../errors.ts";
-import { clusterRequest, idOfResource, opinionRequest, unexpected } from "../shared/courtlistener.ts";
+import { clusterRequest, idOfResource, type Opinion, opinionRequest } from "../shared/courtlistener.ts";
 import { courtListenerPage, identifierOf } from "../shared/legal.ts";
-import { arr, obj, type Obj, str } from "../shared/read.ts";
+import { str } from "../shared/read.ts";
 import type { CapabilityContext } from "../types.ts";
 import { splitHtml, splitText } from "./split-pool.ts";
 import { type ReadDocument, type Section, sha256Hex } from "./sections.ts";
@@ -46,7 +46,7 @@ const OPINION_TYPES: Readonly<Record<string, string>> = {
 const HTML_FIELDS = ["html_with_citations", "html_columbia", "html_lawbox", "xml_harvard", "html_anon_2020", "html"] as const;
 
 /** One opinion as sections, and whether its text came from `plain_text`. */
-export async function opinionSections(opinion: Obj, index: number, signal: AbortSignal): Promise<{ sections: Section[]; plain: boolean }> {
+export async function opinionSections(opinion: Opinion, index: number, signal: AbortSignal): Promise<{ sections: Section[]; plain: boolean }> {
   const type = str(opinion.type);
   const author = str(opinion.author_str);
   const label = `${(type && OPINION_TYPES[type]) ?? type ?? `Opinion ${index + 1}`}${author ? ` (${author})` : ""}`;
@@ -60,13 +60,12 @@ export async function opinionSections(opinion: Obj, index: number, signal: Abort
 }
 
 export async function readCase(ctx: CapabilityContext<unknown>, caselawId: string): Promise<ReadDocument> {
-  const clusterRes = await ctx.upstream.send<unknown>(clusterRequest(caselawId), ctx.signal);
+  const clusterRes = await ctx.upstream.send(clusterRequest(caselawId), ctx.signal);
   if (clusterRes.status === 404) {
     throw invalidRequest([{ path: "/document/caselaw_id", message: `CourtListener has no opinion cluster ${caselawId} (404).` }]);
   }
-  const cluster = obj(clusterRes.body);
-  if (cluster === undefined) throw unexpected("the cluster");
-  const opinionIds = (arr(cluster.sub_opinions) ?? []).map(idOfResource).filter((id): id is string => id !== undefined);
+  const cluster = clusterRes.body;
+  const opinionIds = cluster.sub_opinions.map(idOfResource).filter((id): id is string => id !== undefined);
   if (opinionIds.length > MAX_OPINIONS) {
     throw new ApiError("provider_error", `CourtListener's cluster ${caselawId} lists ${opinionIds.length} opinions; Quarry reads at most ${MAX_OPINIONS} in one call.`, {
       hint: "The decision cannot be read whole, so none of it is served; nothing was charged. Read it on CourtListener.",
@@ -79,15 +78,14 @@ export async function readCase(ctx: CapabilityContext<unknown>, caselawId: strin
   let plainOnly = true;
   let htmlOnly = true;
   for (const [i, id] of opinionIds.entries()) {
-    const res = await ctx.upstream.send<unknown>(opinionRequest(id), ctx.signal);
-    const opinion = obj(res.body);
-    if (res.status === 404 || opinion === undefined) {
+    const res = await ctx.upstream.send(opinionRequest(id), ctx.signal);
+    if (res.status === 404) {
       throw new ApiError("provider_error", `CourtListener lists opinion ${id} in cluster ${caselawId} but does not answer it.`, {
         hint: "The decision cannot be read whole right now; nothing was charged. Retry later.",
       });
     }
     bodies.push(res.text ?? JSON.stringify(res.body));
-    const read = await opinionSections(opinion, i, ctx.signal);
+    const read = await opinionSections(res.body, i, ctx.signal);
     sections.push(...read.sections);
     if (read.plain) htmlOnly = false;
     else plainOnly = false;

@@ -50,6 +50,8 @@ export interface HtmlSections {
   split: HtmlSplit;
   /** The text of the document's own title element (the first of `titleSelectors` found), else its `<title>`, when it has one. */
   title?: string;
+  /** With a `root`: whether the page has it (else the body was read; its reader says whether that is drift). */
+  rootFound?: boolean;
 }
 
 function tagOf(el: El): string {
@@ -125,12 +127,17 @@ export function htmlSections(html: string, title: string, options: HtmlSectionOp
   // A fragment (an opinion's HTML) is given a body to live in.
   const { document } = parseHTML(/<body[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`);
   const doc = document as unknown as El & { title?: string; body?: El | null };
-  const root = (options.root ? doc.querySelector?.(options.root) : null) ?? doc.body ?? doc;
+  const rootEl = options.root ? (doc.querySelector?.(options.root) ?? null) : null;
+  const root = rootEl ?? doc.body ?? doc;
   const own = (options.titleSelectors ?? [])
     .map((selector) => doc.querySelector?.(selector) as { textContent?: string | null } | null | undefined)
     .find((el) => el?.textContent?.trim());
   const pageTitle = (own?.textContent ?? doc.title)?.replace(/\s+/g, " ").trim() || undefined;
-  const withTitle = (r: Omit<HtmlSections, "title">): HtmlSections => (pageTitle === undefined ? r : { ...r, title: pageTitle });
+  const withTitle = (r: Omit<HtmlSections, "title" | "rootFound">): HtmlSections => ({
+    ...r,
+    ...(pageTitle === undefined ? {} : { title: pageTitle }),
+    ...(options.root === undefined ? {} : { rootFound: rootEl !== null }),
+  });
 
   const eli = !options.paragraphsOnly && (root.querySelectorAll?.("div.eli-subdivision").length ?? 0) > 0;
   const headings = eli || options.paragraphsOnly ? 0 : Array.from(root.querySelectorAll?.("h1, h2, h3, h4, p") ?? []).filter(isHeading).length;

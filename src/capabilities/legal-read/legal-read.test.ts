@@ -1,4 +1,4 @@
-// legal.read without a server: the recorded EUR-Lex HTML split by article with its anchors, the
+// legal.read without a server: the Publications Office's HTML (a recorded EUR-Lex page) split by article with its anchors, the
 // recorded CourtListener cluster and opinion, the Library of Congress item with its PDF (pages,
 // printed page numbers) or full-text file, the historical works from their pages, each source's
 // refusals (400 at the document's field) and failures (provider_error, never other text), the
@@ -8,16 +8,20 @@ import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { fakeContext, fixture, fixtureText, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { UpstreamError } from "../../upstream/faults.ts";
+import { checkShape } from "../../upstream/response-check.ts";
 import type { UpstreamRequest, UpstreamResponse } from "../../upstream/types.ts";
+import { cluster as clusterSchema, opinion as opinionSchema } from "../shared/courtlistener.ts";
 import type { JsonObject } from "../types.ts";
 import { legalRead } from "./capability.ts";
 import { MAX_OPINIONS, opinionSections } from "./case-index.ts";
-import { eurLexDocument, eurLexHtmlRequest } from "./eurlex.ts";
+import { cellarDocumentRequest, euOfficialDocument, eurLexProbe } from "./eu-official.ts";
 import { HISTORICAL_WORK_IDS, HISTORICAL_WORKS } from "./historical-works.ts";
 import { htmlSections } from "./html-sections.ts";
 import { chunk, MAX_SECTION_CHARS, partsOf, sha256Hex, textSections } from "./sections.ts";
 import { closeSplitPool } from "./split-pool.ts";
-import { fileRequest, fullText, parseItem } from "./us-reports.ts";
+import { avalonProbe, gesetzeProbe, unProbe } from "./historical.ts";
+import { collectionPdfUrl, fileRequest, fullText, locItem, locProbe, parseItem } from "./us-reports.ts";
 import { printedPage } from "./us-reports-pdf.ts";
 
 const FIXTURES = new URL("../../../fixtures/providers/", import.meta.url);
@@ -31,9 +35,9 @@ function bytes(status: number, body: Uint8Array, contentType: string): UpstreamR
 after(() => closeSplitPool());
 
 const EPRIVACY = "eurlex/txt_html_consolidated_02002L0058_20091219.html";
-const ePrivacy = () => eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "02002L0058-20091219", "EN", AbortSignal.timeout(30_000));
+const ePrivacy = () => euOfficialDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "02002L0058-20091219", "EN", AbortSignal.timeout(30_000));
 
-test("EUR-Lex HTML: the title block, one section per article (its anchor, its heading), the footnotes; nothing dropped", async () => {
+test("the Publications Office's HTML: the title block, one section per article (its anchor, its heading), the footnotes; nothing dropped", async () => {
   const doc = await ePrivacy();
   assert.equal(doc.title, "DIRECTIVE 2002/58/EC OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL of 12 July 2002 concerning the processing of personal data and the protection of privacy in the electronic communications sector (Directive on privacy and electronic communications)");
   assert.equal(doc.identifier, "CELEX:02002L0058-20091219");
@@ -57,25 +61,40 @@ test("EUR-Lex HTML: the title block, one section per article (its anchor, its he
   assert.doesNotMatch(all, /generateTOC|ruxitagentjs/);
 });
 
-test("EUR-Lex request by CELEX and language; 404 is the caller's celex; a page without a document is provider_error", async () => {
-  assert.deepEqual(eurLexHtmlRequest("32016R0679", "FR"), {
-    provider: "eurlex",
+test("CELLAR request by CELEX, negotiated in the language, redirects followed; 404 is the caller's celex; a page without an act is drift; several documents are refused", async () => {
+  assert.deepEqual(cellarDocumentRequest("32016R0679", "FR"), {
+    provider: "eu_publications",
     method: "GET",
-    path: "/legal-content/FR/TXT/HTML/",
-    query: { uri: "CELEX:32016R0679" },
-    acceptStatus: [404],
+    path: "/resource/celex/32016R0679",
+    headers: { accept: "application/xhtml+xml, text/html;q=0.9", "accept-language": "fra" },
+    redirects: 3,
+    acceptStatus: [300, 404],
   });
+  assert.equal(cellarDocumentRequest("02002L0058-20091219", "EN").headers?.["accept-language"], "eng");
   const html = fixtureText("eurlex", "not_found.html");
   const fetched = { bytes: new TextEncoder().encode(html), text: html, contentType: "text/html" };
   const signal = AbortSignal.timeout(30_000);
   await assert.rejects(
-    eurLexDocument({ ...fetched, status: 404 }, "32099R9999", "EN", signal),
+    euOfficialDocument({ ...fetched, status: 404 }, "32099R9999", "EN", signal),
     (e: unknown) => e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/document/celex",
   );
-  await assert.rejects(eurLexDocument({ ...fetched, status: 200 }, "32099R9999", "EN", signal), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no text/.test(e.message));
-  const act = await eurLexDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "32002L0058", "EN", signal);
+  await assert.rejects(
+    euOfficialDocument({ ...fetched, status: 200 }, "32099R9999", "EN", signal),
+    (e: unknown) =>
+      e instanceof UpstreamError &&
+      e.code === "provider_error" &&
+      e.fault === "drift" &&
+      e.retryable === false &&
+      /^Publications Office of the EU \(CELLAR\) answered in a shape Quarry does not read: the body holds no text of CELEX:32099R9999 \(EN\)/.test(e.message),
+  );
+  await assert.rejects(euOfficialDocument({ ...fetched, status: 300 }, "32016R0679", "EN", signal), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /several documents/.test(e.message));
+  const act = await euOfficialDocument({ status: 200, bytes: bytesOf(EPRIVACY), text: fixtureText("eurlex", "txt_html_consolidated_02002L0058_20091219.html"), contentType: "text/html" }, "32002L0058", "EN", signal);
   assert.equal(act.sourceClass, "official_publication", "an act as published");
-  assert.equal(act.notes, undefined);
+  assert.equal(act.sourceUrl, "https://publications.europa.eu/resource/celex/32002L0058", "the resource the text was negotiated from");
+  assert.equal(act.pageUrl, "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:32002L0058", "people's link");
+  assert.deepEqual(act.notes, ["Read from the Publications Office's CELLAR (EN), the repository EUR-Lex publishes from."]);
+  // EUR-Lex is not read (its front end challenges automated clients) but probed, as an HTML page.
+  assert.deepEqual([eurLexProbe.provider, eurLexProbe.request.path, eurLexProbe.request.responseType, eurLexProbe.request.response], ["eurlex", "/legal-content/EN/TXT/HTML/", "bytes", "html"]);
 });
 
 test("headings split a page without EUR-Lex structure; chrome is not text; no structure: cut between paragraphs", () => {
@@ -162,7 +181,7 @@ test("an opinion without plain text is read from its best HTML rendering (CourtL
   const read = await opinionSections({ type: "040dissent", author_str: "Holmes", plain_text: "", html_lawbox: "<p>B text</p>", html_with_citations: "<p>A <span>text</span></p>" }, 0, signal);
   assert.equal(read.plain, false);
   assert.deepEqual(read.sections.map((s) => [s.title, s.text]), [["Dissent (Holmes)", "A text"]]);
-  assert.deepEqual((await opinionSections({ type: "999new" }, 2, signal)).sections, []);
+  assert.deepEqual((await opinionSections({ type: "999new", plain_text: "" }, 2, signal)).sections, []);
 });
 
 test("US Reports: the item, then its PDF page by page with printed pages where the page shows them", async () => {
@@ -217,7 +236,11 @@ test("US Reports: a full-text file wins over the PDF; files on other hosts are n
   assert.equal(fullText("<alto/>"), undefined, "ALTO XML is not read as text");
   assert.equal(fullText('{"/a": {"full_text": "Page one."}, "/b": {"full_text": "Page two."}}'), "Page one.\n\nPage two.");
   assert.equal(printedPage("OCTOBER TERM, 1953.\nbody\n1483", 483), undefined, "a number inside another is not the page");
-  assert.equal(parseItem({ item: { title: "T", language: ["english", "french"] } }, "usrep000000").language, null);
+  assert.equal(parseItem({ item: { title: "T", language: ["english", "french"] } }).language, null);
+  assert.equal(parseItem({ item: { title: "T", language: ["eng"] } }).language, "EN", "the API's code");
+  assert.equal(parseItem({ item: { title: "T", language: ["English"] } }).language, "EN");
+  assert.equal(parseItem({ item: { title: "T", language: ["fre"] } }).language, null);
+  assert.equal(parseItem({ item: { title: "T" }, resources: [{ files: 2 }] }).pdfUrl, undefined, "a file count (search results) is no file");
   const offsite = fakeContext({ item: { title: "T" }, resources: [{ pdf: "https://example.org/a.pdf" }] });
   await assert.rejects(
     legalRead.search(offsite.ctx, { document: { source: "us_reports", item_id: "usrep000001" }, num: 3 }, null),
@@ -314,4 +337,72 @@ test("metadata: free, local paging of num sections, 40 s, stored details; only c
   assert.equal(legalRead.missingKeyFor(new Set(), { document: { source: "case_index", caselaw_id: "1" } }), "COURTLISTENER_API_KEY");
   assert.equal(legalRead.missingKeyFor(new Set(), { document: { source: "historical", work_id: "un_charter" } }), undefined);
   assert.equal(legalRead.mergeUpdate, undefined, "update: the default merge (a document sent replaces the stored one)");
+});
+
+test("every recording of legal.read's providers fits the answer its request declares", () => {
+  checkShape("courtlistener", clusterSchema, fixture("courtlistener", "cluster_v4_10376225.json"));
+  checkShape("courtlistener", opinionSchema, fixture("courtlistener", "opinion_v4_10842813.json"));
+  checkShape("loc", locItem, fixture("loc", "item_usrep347483.json"));
+  checkShape("loc", locItem, fixture("loc", "item_usrep001001.json"));
+  // A renamed field the reader needs is drift, named by its pointer.
+  const renamed = { ...(fixture("courtlistener", "cluster_v4_10376225.json") as JsonObject) };
+  delete renamed.sub_opinions;
+  assert.throws(() => checkShape("courtlistener", clusterSchema, renamed), (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && e.pointer === "/sub_opinions");
+  assert.throws(() => checkShape("loc", locItem, { item: { title: "T", language: "eng" } }), (e: unknown) => e instanceof UpstreamError && e.pointer === "/item/language", "a language string is not the API's list");
+});
+
+test("US Reports: when the item API answers with a bot challenge, the PDF is read at the collection's address for the id, with a note", async () => {
+  const pdf = bytesOf("loc/usrep347483.pdf");
+  const challenge = new UpstreamError("provider_error", "Library of Congress answered with a bot challenge (Cloudflare challenge) instead of its answer.", "challenged", "loc", { retryable: false });
+  const { ctx, requests } = fakeContext((r: UpstreamRequest) => (r.path.startsWith("/item/") ? challenge : bytes(200, pdf, "application/pdf")));
+  const page = await legalRead.search(ctx, { document: { source: "us_reports", item_id: "usrep347483" }, num: 3 }, null);
+  assert.equal(collectionPdfUrl("usrep347483"), "https://tile.loc.gov/storage-services/service/ll/usrep/usrep347/usrep347483/usrep347483.pdf");
+  assert.deepEqual(
+    requests.map((r) => [r.host ?? "default", r.path, r.responseType ?? "json", r.acceptStatus]),
+    [
+      ["default", "/item/usrep347483/", "json", [404]],
+      ["tile", "/storage-services/service/ll/usrep/usrep347/usrep347483/usrep347483.pdf", "bytes", [404]],
+    ],
+  );
+  assert.deepEqual(page.records.map((r) => r.summary.printed_page ?? null), ["483", "484", null]);
+  const d = page.records[0]!.detail!;
+  assert.equal(d.title, "United States Reports, volume 347, page 483 (usrep347483)");
+  assert.equal(d.language, null, "not stated without the item");
+  assert.equal(d.source_sha256, sha256Hex(pdf));
+  assert.match(page.notes?.[0] ?? "", /item API answered with a bot challenge; the PDF was read from its file host at the collection's address/);
+  // No PDF at that address: an error, never another text.
+  const none = fakeContext((r: UpstreamRequest) => (r.path.startsWith("/item/") ? challenge : bytes(404, new TextEncoder().encode("Not found"), "text/plain")));
+  await assert.rejects(
+    legalRead.search(none.ctx, { document: { source: "us_reports", item_id: "usrep347483" }, num: 3 }, null),
+    (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /no PDF at the collection's address for usrep347483/.test(e.message),
+  );
+  // Any other failure of the item request is that failure.
+  const down = fakeContext(new UpstreamError("provider_error", "loc failed: HTTP 503.", "unreachable", "loc"));
+  await assert.rejects(legalRead.search(down.ctx, { document: { source: "us_reports", item_id: "usrep347483" }, num: 3 }, null), /HTTP 503/);
+  assert.equal(down.requests.length, 1);
+});
+
+test("historical works: a page without the element its text is in, or without any text, is drift, never chrome read as the work", async () => {
+  const udhr = fixtureText("un", "udhr.html");
+  const noMain = fakeContext(bytes(200, new TextEncoder().encode(udhr.replaceAll("<main", "<div").replaceAll("</main>", "</div>")), "text/html"));
+  await assert.rejects(
+    legalRead.search(noMain.ctx, { document: { source: "historical", work_id: "universal_declaration_of_human_rights" }, num: 3 }, null),
+    (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && /^United Nations answered in a shape Quarry does not read: the body has no `main` element/.test(e.message),
+  );
+  const stub = fakeContext(bytes(200, new TextEncoder().encode("<html><body><p>This page has moved.</p></body></html>"), "text/html"));
+  await assert.rejects(
+    legalRead.search(stub.ctx, { document: { source: "historical", work_id: "magna_carta_1215" }, num: 3 }, null),
+    (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && /holds no text of Magna Carta \(1215\), English translation/.test(e.message),
+  );
+});
+
+test("probes: each provider's live check is the request legal.read sends, with its declared answer", () => {
+  assert.deepEqual([locProbe.provider, locProbe.request.path, locProbe.request.response], ["loc", "/item/usrep347483/", locItem]);
+  for (const [probe, provider, path] of [
+    [avalonProbe, "avalon", "/medieval/magna.asp"],
+    [unProbe, "un", "/en/about-us/universal-declaration-of-human-rights"],
+    [gesetzeProbe, "gesetze", "/englisch_gg/englisch_gg.html"],
+  ] as const) {
+    assert.deepEqual([probe.provider, probe.request.path, probe.request.responseType, probe.request.response], [provider, path, "bytes", "html"]);
+  }
 });

@@ -46,6 +46,8 @@ export interface ReadDocument {
   /** The text's language; null where the source does not say. */
   language: string | null;
   sourceUrl: string;
+  /** The page people open for the document, when it is not `sourceUrl` (records' `url`, with a section's anchor). */
+  pageUrl?: string;
   /** SHA-256 (hex) of the source bytes as fetched. */
   sha256: string;
   extractionMethod: string;
@@ -221,7 +223,8 @@ export function documentPage(doc: ReadDocument, retrievedAt: string): SourcePage
   if (doc.sections.length === 0) throw noText(doc.title);
   const total = doc.sections.length;
   const records: RecordDraft[] = doc.sections.map((s, i) => {
-    const url = s.anchor === undefined ? doc.sourceUrl : `${doc.sourceUrl}#${encodeURIComponent(s.anchor)}`;
+    const page = doc.pageUrl ?? doc.sourceUrl;
+    const url = s.anchor === undefined ? page : `${page}#${encodeURIComponent(s.anchor)}`;
     const common = {
       identifier: doc.identifier,
       source_class: doc.sourceClass,

@@ -10,11 +10,13 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { num, oneOf, oneOfOr, taggedUnion, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { notBlank, range } from "../framework/rules.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
 import { EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
 import { EU_KINDS, parseEuCursor, toEuPage, toEuRequest } from "./cellar.ts";
 import { parseUsCursor, toUsPage, toUsRequest } from "./courtlistener-search.ts";
+import { DAY } from "../framework/durations.ts";
 
 const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1600, maximum: 2100, description }));
 
@@ -51,6 +53,17 @@ export const legalSearchSchema = Type.Object(
 );
 
 export type LegalSearchQuery = Static<typeof legalSearchSchema>;
+
+/** The variant's own search (the engine picks a variant's sources by `search/jurisdiction`). */
+function usSearch(query: LegalSearchQuery): Extract<LegalSearchQuery["search"], { jurisdiction: "us" }> {
+  if (query.search.jurisdiction !== "us") throw new Error("legal.search: us source for another jurisdiction");
+  return query.search;
+}
+
+function euSearch(query: LegalSearchQuery): Extract<LegalSearchQuery["search"], { jurisdiction: "eu" }> {
+  if (query.search.jurisdiction !== "eu") throw new Error("legal.search: eu source for another jurisdiction");
+  return query.search;
+}
 
 /** USD a search (either jurisdiction, PROVIDERS.md "4 credits a search"). */
 export const SEARCH_USD = 0.004;
@@ -92,6 +105,8 @@ export const legalSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: {
     perCall: SEARCH_USD,
     basis: "4 credits ($0.004) a search, either jurisdiction; each `more` page and each `update` is a search; details are free.",
@@ -103,30 +118,24 @@ export const legalSearch = defineCapability({
       us: {
         requiredKeys: ["COURTLISTENER_API_KEY"],
         sources: [
-          {
+          httpSource({
             id: COURTLISTENER,
             title: "CourtListener",
-            async search(ctx, query, cursor) {
-              if (query.search.jurisdiction !== "us") throw new Error("legal.search: us source for another jurisdiction");
-              const at = parseUsCursor(cursor);
-              const response = await ctx.upstream.send<unknown>(toUsRequest(query.search, at), ctx.signal);
-              return toUsPage(response.status, response.body, query.num, at);
-            },
-          },
+            provider: COURTLISTENER,
+            request: (query: LegalSearchQuery, cursor) => toUsRequest(usSearch(query), parseUsCursor(cursor)),
+            toPage: (body, query, cursor, response) => toUsPage(response.status, body, query.num, parseUsCursor(cursor)),
+          }),
         ],
       },
       eu: {
         sources: [
-          {
+          httpSource({
             id: "cellar",
             title: "EUR-Lex (Publications Office CELLAR)",
-            async search(ctx, query, cursor) {
-              if (query.search.jurisdiction !== "eu") throw new Error("legal.search: eu source for another jurisdiction");
-              const page = parseEuCursor(cursor);
-              const response = await ctx.upstream.send<unknown>(toEuRequest(query.search, query.num, page), ctx.signal);
-              return toEuPage(response.body, query.search, query.num, page);
-            },
-          },
+            provider: "eu_publications",
+            request: (query: LegalSearchQuery, cursor) => toEuRequest(euSearch(query), query.num, parseEuCursor(cursor)),
+            toPage: (body, query, cursor) => toEuPage(body, euSearch(query), query.num, parseEuCursor(cursor)),
+          }),
         ],
       },
     },

@@ -8,9 +8,9 @@
  * Records carry no `snippet` (spec 4.6): the words of a decision are read through legal.read, whose
  * exact request each record carries as `full_text`.
  */
+import { type CaseLawSearch, type CaseLawSearchPage, caseLawSearchRequest, cursorOf, refusedQuery, type SearchCluster } from "../shared/courtlistener.ts";
 import { caseIndexRead, courtListenerPage, identifierOf } from "../shared/legal.ts";
-import { arr, defined, int, obj, type Obj, str, strings } from "../shared/read.ts";
-import { type CaseLawSearch, caseLawSearchRequest, cursorOf, refusedQuery, unexpected } from "../shared/courtlistener.ts";
+import { defined, int, obj, str, strings } from "../shared/read.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
 import { courtParam } from "./courts.ts";
 
@@ -44,11 +44,10 @@ export function toUsRequest(search: UsSearch, at: UsCursor) {
   return caseLawSearchRequest(s);
 }
 
-/** One cluster of the search answer as a record; undefined when it names no cluster. */
-export function clusterRecord(r: Obj): RecordDraft | undefined {
-  const id = int(r.cluster_id);
-  if (id === undefined || id < 0) return undefined;
-  const clusterId = String(id);
+/** One cluster of the search answer as a record; undefined when its id is not a cluster's. */
+export function clusterRecord(r: SearchCluster): RecordDraft | undefined {
+  if (r.cluster_id < 0) return undefined;
+  const clusterId = String(r.cluster_id);
   const title = str(r.caseName) ?? str(r.caseNameFull) ?? `CourtListener cluster ${clusterId}`;
   const url = courtListenerPage(str(r.absolute_url), clusterId);
   const fullText = caseIndexRead(clusterId);
@@ -65,7 +64,7 @@ export function clusterRecord(r: Obj): RecordDraft | undefined {
     citations,
     full_text: fullText,
   });
-  const opinions = (arr(r.opinions) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
+  const opinions = r.opinions ?? [];
   const detail = defined({
     ...summary,
     cluster_id: clusterId,
@@ -77,7 +76,7 @@ export function clusterRecord(r: Obj): RecordDraft | undefined {
     judges: str(r.judge),
     precedential_status: str(r.status),
     cite_count: int(r.citeCount),
-    opinion_ids: opinions.length > 0 ? opinions.flatMap((o) => (int(o.id) === undefined ? [] : [String(int(o.id))])) : undefined,
+    opinion_ids: opinions.length > 0 ? opinions.flatMap((o) => (typeof o.id === "number" ? [String(o.id)] : [])) : undefined,
     note:
       "The stored search candidate as CourtListener indexed it; the decision's words are read with the legal.read " +
       "request in full_text (free), section by section.",
@@ -90,17 +89,14 @@ export function clusterRecord(r: Obj): RecordDraft | undefined {
   };
 }
 
-/** A search answer (`{count, next, results}`) → `num` records from `skip`, and where the next page starts. */
-export function toUsPage(status: number, body: unknown, num: number, at: UsCursor): SourcePage {
+/**
+ * A search answer (`{count, next, results}`, checked by the client; a 400 is not checked and is
+ * CourtListener refusing the query) → `num` records from `skip`, and where the next page starts.
+ */
+export function toUsPage(status: number, body: CaseLawSearchPage, num: number, at: UsCursor): SourcePage {
   if (status === 400) throw refusedQuery(body, "/search/query");
-  const o = obj(body);
-  const results = arr(o?.results);
-  if (o === undefined || results === undefined) throw unexpected("the search");
-  const all = results
-    .map(obj)
-    .filter((r): r is Obj => r !== undefined)
-    .map(clusterRecord)
-    .filter((r): r is RecordDraft => r !== undefined);
+  const o = body;
+  const all = o.results.map(clusterRecord).filter((r): r is RecordDraft => r !== undefined);
   const records = all.slice(at.skip, at.skip + num);
   const end = at.skip + num;
   let next: JsonObject | null = null;

@@ -5,16 +5,19 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { fixture, violationsOf } from "../../../test/helpers/capability-kit.ts";
+import { fakeContext, fixture, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { UpstreamError } from "../../upstream/faults.ts";
+import { checkShape } from "../../upstream/response-check.ts";
+import { type CaseLawSearchPage, caseLawSearchPage, courtListenerProbe, courtListenerRefusal } from "../shared/courtlistener.ts";
 import type { JsonObject } from "../types.ts";
-import { sparqlQuery, toEuPage, toEuRequest, titleWords, workRecord, type EuSearch } from "./cellar.ts";
+import { type EuSearch, euPublicationsProbe, type SparqlResults, sparqlQuery, sparqlResults, textIndexQuery, toEuPage, toEuRequest, titleWords, workRecord } from "./cellar.ts";
 import { legalSearch } from "./capability.ts";
 import { COURT_GROUPS, courtParam } from "./courts.ts";
 import { parseUsCursor, toUsPage, toUsRequest, type UsSearch } from "./courtlistener-search.ts";
 
 const us = (extra: Partial<UsSearch> = {}): UsSearch => ({ jurisdiction: "us", query: "foo", courts: "all", ...extra });
-const recorded = fixture("courtlistener", "search_v4_q_foo.json") as JsonObject;
+const recorded = checkShape("courtlistener", caseLawSearchPage, fixture("courtlistener", "search_v4_q_foo.json"));
 const CURSOR = "cz0yMzUuODcxMjUmcz04MDUzNTUzJnQ9byZkPTIwMjQtMDktMTY=";
 
 test("CourtListener search request: type=o, best match first, courts as court ids, years as filing dates, the cursor", () => {
@@ -24,6 +27,8 @@ test("CourtListener search request: type=o, best match first, courts as court id
     path: "/api/rest/v4/search/",
     query: { type: "o", q: "foo", order_by: "score desc", court: undefined, filed_after: undefined, filed_before: undefined, cursor: undefined },
     acceptStatus: [400],
+    response: caseLawSearchPage,
+    refusal: courtListenerRefusal,
   });
   const q = toUsRequest(us({ courts: "federal", from_year: 1954, to_year: 1960 }), { cursor: CURSOR, skip: 0 }).query!;
   assert.equal(q.filed_after, "1954-01-01");
@@ -65,7 +70,7 @@ test("the recorded search answer: records without snippet, with identifier, sour
 });
 
 test("num smaller than the provider's page: the cursor stays on the page and skips what was given", () => {
-  const many = { ...recorded, results: [1, 2, 3, 4, 5].map((id) => ({ ...(recorded.results as JsonObject[])[0], cluster_id: id })) };
+  const many: CaseLawSearchPage = { ...recorded, results: [1, 2, 3, 4, 5].map((id) => ({ ...recorded.results[0]!, cluster_id: id })) };
   const first = toUsPage(200, many, 2, { cursor: null, skip: 0 });
   assert.deepEqual(first.records.map((r) => r.ref?.cluster_id), ["1", "2"]);
   assert.deepEqual(first.next, { cursor: null, skip: 2 });
@@ -78,22 +83,40 @@ test("num smaller than the provider's page: the cursor stays on the page and ski
   assert.equal(toUsPage(200, { ...many, next: null }, 5, { cursor: null, skip: 0 }).next, null);
 });
 
-test("CourtListener refusing the query (400) is a violation at /search/query in its words; other shapes are provider_error", () => {
+test("CourtListener refusing the query (400) is a violation at /search/query in its words; a refused key is said in its words; other shapes are drift", async () => {
+  const refused = { detail: "Unbalanced parentheses" } as unknown as CaseLawSearchPage;
   assert.throws(
-    () => toUsPage(400, { detail: "Unbalanced parentheses" }, 3, { cursor: null, skip: 0 }),
+    () => toUsPage(400, refused, 3, { cursor: null, skip: 0 }),
     (e: unknown) =>
       e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/search/query" && /Unbalanced parentheses/.test(e.violations[0].message),
   );
-  assert.throws(() => toUsPage(200, { detail: "x" }, 3, { cursor: null, skip: 0 }), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  const q = { search: { jurisdiction: "us", query: "foo", courts: "all" }, num: 3 };
+  const through = fakeContext(response(400, { detail: "Unbalanced parentheses" }));
+  await assert.rejects(legalSearch.search(through.ctx, q, null), (e: unknown) => e instanceof ApiError && e.code === "invalid_request");
+  const drifted = fakeContext({ detail: "x" });
+  await assert.rejects(legalSearch.search(drifted.ctx, q, null), (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && e.pointer === "/results");
+  const key = courtListenerRefusal({ detail: "Invalid token." }, 401);
+  assert.ok(key instanceof UpstreamError);
+  assert.equal(key.fault, "key_refused");
+  assert.equal(key.message, "CourtListener refused this deployment's key (HTTP 401): Invalid token.");
+  assert.equal(courtListenerRefusal({ detail: "Not found." }, 404), undefined, "a 404 is read by the request that accepts it");
+  assert.equal(courtListenerRefusal({ count: 1, results: [] }, 200), undefined);
+  assert.deepEqual([courtListenerProbe.provider, courtListenerProbe.request.path], ["courtlistener", "/api/rest/v4/clusters/10376225/"]);
 });
+
+/** The schema of one row (the results' item schema). */
+const sparql = (file: string): SparqlResults => checkShape("eu_publications", sparqlResults, fixture("eu_publications", file));
+const workRow = () => sparqlResults.properties.results.properties.bindings.items;
 
 const privacy: EuSearch = { jurisdiction: "eu", query: "privacy electronic communications", kind: "legislation", language: "EN" };
 
-test("the SPARQL query: resource types of the kind, the language's authority code, every word in the title, LIMIT num+1", () => {
+test("the SPARQL query: resource types of the kind, the language's authority code, the title's words from the full-text index then every word checked, LIMIT num+1", () => {
   const q = sparqlQuery(privacy, 3, 2);
   assert.match(q, /resource-type\/DIR_DEL>/);
   assert.doesNotMatch(q, /JUDG/);
   assert.match(q, /language\/ENG>/);
+  assert.ok(q.includes(`?title_ bif:contains "'privacy*' AND 'electronic*' AND 'communications*'" .`), q);
+  assert.ok(q.indexOf("bif:contains") < q.indexOf("FILTER(CONTAINS"), "the index drives; the filters check what it found");
   for (const w of ["privacy", "electronic", "communications"]) assert.ok(q.includes(`FILTER(CONTAINS(LCASE(STR(?title_)), "${w}"))`), w);
   assert.match(q, /LIMIT 4 OFFSET 6$/);
   const all = sparqlQuery({ jurisdiction: "eu", query: 'Quote " and \\ back', language: "DE" }, 1, 0);
@@ -101,6 +124,7 @@ test("the SPARQL query: resource types of the kind, the language's authority cod
   assert.match(all, /language\/DEU>/);
   assert.ok(all.includes('"\\""') && all.includes('"\\\\"'), "quotes and backslashes escaped in SPARQL literals");
   assert.deepEqual(titleWords("  Data\tRETENTION  "), ["data", "retention"]);
+  assert.doesNotMatch(all, /bif:contains "[^"]*\\/, "nothing but letters and digits reaches the index's expression");
   assert.deepEqual(toEuRequest(privacy, 3, 0).query?.format, "application/sparql-results+json");
   assert.equal(toEuRequest(privacy, 3, 0).method, "GET");
 });
@@ -119,7 +143,7 @@ test("the builder sends exactly the SPARQL the recordings hold (documented examp
 });
 
 test("SPARQL results → records: CELEX identifier, ECLI for judgments, kind from the resource type, full_text; the extra row means more", () => {
-  const judgments = toEuPage(fixture("eu_publications", "sparql_search_data_retention_judgments_num2.json"), { ...privacy, kind: "judgment" }, 2, 0);
+  const judgments = toEuPage(sparql("sparql_search_data_retention_judgments_num2.json"), { ...privacy, kind: "judgment" }, 2, 0);
   assert.equal(judgments.next, null);
   const [tele2] = judgments.records;
   assert.equal(tele2!.summary.identifier, "CELEX:62015CJ0203");
@@ -132,21 +156,50 @@ test("SPARQL results → records: CELEX identifier, ECLI for judgments, kind fro
   assert.deepEqual(tele2!.summary.full_text, { capability: "legal.read", params: { document: { source: "eu_official", celex: "62015CJ0203", language: "EN" } } });
   assert.equal("snippet" in tele2!.summary, false);
   assert.equal(tele2!.detail?.celex, "62015CJ0203");
-  const first = toEuPage(fixture("eu_publications", "sparql_search_privacy_legislation_num1_page0.json"), privacy, 1, 0);
+  const first = toEuPage(sparql("sparql_search_privacy_legislation_num1_page0.json"), privacy, 1, 0);
   assert.deepEqual(first.records.map((r) => r.summary.identifier), ["CELEX:32009L0136"]);
   assert.deepEqual(first.next, { page: 1 });
   assert.equal("ecli" in first.records[0]!.summary, false, "legislation has no ECLI");
-  assert.throws(() => toEuPage({ head: {} }, privacy, 1, 0), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.throws(() => checkShape("eu_publications", sparqlResults, { head: {} }), (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && e.pointer === "/results");
+  assert.deepEqual(toEuPage({ results: { bindings: [] } }, privacy, 1, 0), { records: [], next: null });
+});
+
+test("the full-text expression: letters and digits only, each run quoted, a prefix from four characters, short and common words left to the filters; none: filters alone", () => {
+  assert.equal(textIndexQuery(titleWords("Data retention")), "'data*' AND 'retention*'");
+  assert.equal(textIndexQuery(titleWords("Regulation (EU) 2016/679")), "'regulation*' AND '2016*' AND '679'", "split at punctuation; under four characters, exact");
+  assert.equal(textIndexQuery(titleWords("the protection of the data")), "'protection*' AND 'data*'", "repeated and common words once or not at all");
+  assert.equal(textIndexQuery(titleWords("Datenschutz-Grundverordnung")), "'datenschutz*' AND 'grundverordnung*'");
+  assert.equal(textIndexQuery(titleWords("protección de datos")), "'protección*' AND 'datos*'", "letters of every language");
+  // Quotes, the index's own operators and SPARQL syntax are only ever words or nothing.
+  assert.equal(textIndexQuery(titleWords(`'a' OR "b*" NEAR x") . } DROP ALL #`)), "'near*' AND 'drop*'");
+  assert.equal(textIndexQuery(titleWords("EU of it")), undefined);
+  const q = sparqlQuery({ jurisdiction: "eu", query: "EU of it", language: "EN" }, 1, 0);
+  assert.doesNotMatch(q, /bif:contains/, "no word for the index: the filters alone");
+  assert.match(q, /FILTER\(CONTAINS\(LCASE\(STR\(\?title_\)\), "eu"\)\)/);
+  const hostile = sparqlQuery({ jurisdiction: "eu", query: `x" } ; DELETE WHERE { ?s ?p ?o } #`, language: "EN" }, 1, 0);
+  assert.equal(hostile.split("\n").filter((l) => l.startsWith("FILTER(CONTAINS")).length, 11, "one filter a word, each a closed literal");
+  assert.ok(hostile.includes('FILTER(CONTAINS(LCASE(STR(?title_)), "x\\""))'), "a quote stays inside its literal");
+  assert.ok(hostile.includes(`?title_ bif:contains "'delete*'" .`), hostile);
+  assert.deepEqual([euPublicationsProbe.provider, euPublicationsProbe.request.path], ["eu_publications", "/webapi/rdf/sparql"]);
+  assert.match(String(euPublicationsProbe.request.query?.query), /LIMIT 2 OFFSET 0$/);
 });
 
 test("recorded CELLAR bindings (Virtuoso typed-literals) are read like plain literals", () => {
   const body = fixture("eu_publications", "sparql_celex_manifestations_32008R1137.json") as { results: { bindings: JsonObject[] } };
   const row = body.results.bindings[0]!;
   // The recording's ?format is a typed-literal: read as the CELEX would be.
-  const record = workRecord({ celex: row.format!, title: { type: "literal", value: "t" } } as JsonObject, "EN");
+  const record = workRecord(checkShape("eu_publications", workRow(), { celex: row.format!, title: { type: "literal", value: "t" } }), "EN");
   assert.equal(record?.summary.identifier, "CELEX:fmx4");
   assert.equal(record?.summary.full_text, undefined, "a value that is not a CELEX number gets no legal.read request");
-  assert.equal(workRecord({ title: { type: "literal", value: "t" } }, "EN"), undefined, "no CELEX, no record");
+  assert.equal(workRecord({ celex: { value: " " }, title: { value: "t" } }, "EN"), undefined, "no CELEX, no record");
+  // Every search recording fits the declared results; a row without its CELEX is drift.
+  for (const f of ["sparql_search_privacy_legislation_num3", "sparql_search_privacy_legislation_num1_page0", "sparql_search_privacy_legislation_num1_page1", "sparql_search_data_retention_judgments_num2"]) {
+    checkShape("eu_publications", sparqlResults, fixture("eu_publications", `${f}.json`));
+  }
+  assert.throws(
+    () => checkShape("eu_publications", sparqlResults, { results: { bindings: [{ title: { value: "t" } }] } }),
+    (e: unknown) => e instanceof UpstreamError && e.pointer === "/results/bindings/0/celex",
+  );
 });
 
 test("schema: each branch's fields, defaults and bounds; the other branch's fields refused; rules at nested pointers", () => {

@@ -8,6 +8,7 @@ import { defineCapability } from "../framework/define.ts";
 import { language, oneOfOr, text } from "../framework/fields.ts";
 import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { SOURCE, toPage, toRequest } from "./serpapi-finance.ts";
+import { MINUTE } from "../framework/durations.ts";
 
 export const WINDOWS = ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"] as const;
 
@@ -54,6 +55,8 @@ export const marketsQuote = defineCapability({
   }),
   paging: "single",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: MINUTE,
   cost: serpApiSearchCost(
     "4 credits ($0.004) per SerpApi search, charged whenever SerpApi answers, also when it finds no " +
       "quote (SerpApi bills empty searches); `update` is billed the same; `details` is free.",
@@ -62,8 +65,8 @@ export const marketsQuote = defineCapability({
     {
       ...serpApiSourceOf("Google Finance"),
       async search(ctx, query) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-        return toPage(response.status, response.body, query);
+        const response = await ctx.upstream.send(toRequest(query), ctx.signal);
+        return toPage(response.body, query);
       },
     },
   ],

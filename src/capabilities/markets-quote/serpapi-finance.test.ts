@@ -1,14 +1,22 @@
 // Pure SerpApi google_finance mappers replayed against the recorded quote
-// (fixtures/providers/serpapi-google_finance/quote.json) and hand-written error bodies.
+// (fixtures/providers/serpapi-google_finance/quote.json) and hand-written error bodies, which go
+// through the same answer check as the upstream client (SerpApi's refusal, then the schema).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
-import { serpTime } from "../shared/serpapi.ts";
-import { currencyOf, graphTime, sample, toPage, toRequest } from "./serpapi-finance.ts";
+import { serpApiRefusal, serpTime } from "../shared/serpapi.ts";
+import { currencyOf, type FinanceAnswer, financeAnswer, financeProbe, graphTime, sample, toPage as mapPage, toRequest } from "./serpapi-finance.ts";
 
 type Body = Record<string, unknown>;
+
+/** The answer as the client passes it (checked), then mapped. */
+function toPage(status: number, body: unknown, query: { symbol: string; window: "1D" }) {
+  checkJsonAnswer(toRequest(query), status, body);
+  return mapPage(body as FinanceAnswer, query);
+}
 
 function quote(): Body {
   const url = new URL("../../../fixtures/providers/serpapi-google_finance/quote.json", import.meta.url);
@@ -27,7 +35,9 @@ test("request: GET /search.json engine=google_finance q window hl (hl=en when la
   assert.equal(req.method, "GET");
   assert.equal(req.path, "/search.json");
   assert.deepEqual(req.query, { engine: "google_finance", q: "GOOGL:NASDAQ", window: "5D", hl: "en" });
-  assert.deepEqual(req.acceptStatus, [400, 401, 403]);
+  assert.equal(req.response, financeAnswer);
+  assert.equal(req.refusal, serpApiRefusal);
+  assert.equal(req.acceptStatus, undefined, "every status is read by SerpApi's refusal hook");
   assert.deepEqual(toRequest({ symbol: "EUR-USD", window: "1D" }).query, {
     engine: "google_finance",
     q: "EUR-USD",
@@ -154,9 +164,30 @@ test('a "no results" error body is zero records, still billed (SerpApi bills emp
   assert.match(page.notes?.[0] ?? "", /NOPE:NOWHERE/);
 });
 
-test("a body without summary is zero records", () => {
+test("a body without summary is zero records (SerpApi answers some instruments so)", () => {
   const page = toPage(200, { search_metadata: { status: "Success" }, markets: {} }, QUERY);
   assert.equal(page.records.length, 0);
+});
+
+test("schema: the recorded quote fits; a renamed or retyped field the mapper reads is drift", () => {
+  checkShape("serpapi", financeAnswer, quote());
+  const untitled = quote();
+  const summary = untitled.summary as Body;
+  summary.name = summary.title;
+  delete summary.title;
+  assert.throws(() => toPage(200, untitled, QUERY), (e: unknown) => e instanceof ProviderDrift && /\/summary\/title is missing/.test(e.message));
+  const retyped = quote();
+  (retyped.summary as Body).extracted_price = "89.23";
+  assert.throws(() => toPage(200, retyped, QUERY), (e: unknown) => e instanceof ProviderDrift && e.message.includes("/summary/extracted_price"));
+  const graph = quote();
+  graph.graph = { points: [] };
+  assert.throws(() => toPage(200, graph, QUERY), ProviderDrift);
+});
+
+test("the provider probe is one google_finance quote with this adapter's schema", () => {
+  assert.equal(financeProbe.provider, "serpapi");
+  assert.deepEqual(financeProbe.request.query, { engine: "google_finance", q: "GOOGL:NASDAQ", window: "1D", hl: "en" });
+  assert.equal(financeProbe.request.response, financeAnswer);
 });
 
 test("SerpApi error bodies are provider errors with the provider's message", () => {
@@ -168,9 +199,8 @@ test("SerpApi error bodies are provider errors with the provider's message", () 
     () => toPage(400, { error: "Google hasn't returned any results for this query." }, QUERY),
     isProviderError,
   );
-  assert.throws(() => toPage(400, {}, QUERY), isProviderError);
   assert.throws(() => toPage(200, { search_metadata: { status: "Error" } }, QUERY), isProviderError);
-  assert.throws(() => toPage(200, "<html>", QUERY), isProviderError);
+  assert.throws(() => toPage(200, "<html>", QUERY), (e: unknown) => isProviderError(e) && e instanceof ProviderDrift);
 });
 
 test("errors about the deployment's SerpApi account reach the log, not the caller", () => {

@@ -1,9 +1,12 @@
 /**
  * SerpApi `google_finance` adapter for markets.quote: pure mappers from a validated query to the
  * upstream request and from the SerpApi body to zero or one quote record with its stored detail.
- * No I/O here; `capability.ts` glues these to the upstream client (which adds `api_key`).
+ * No I/O here; `capability.ts` glues these to the upstream client (which adds `api_key` and checks
+ * the answer against `financeAnswer`).
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { MarketsQuoteQuery } from "./capability.ts";
 import { readSerpApi, serpApiRequest, serpTime } from "../shared/serpapi.ts";
 import { arr, num, type Obj, obj, str } from "../shared/read.ts";
@@ -23,13 +26,102 @@ const MAX_ABOUT_CHARS = 1500;
 /** Sent as `hl` when `language` is omitted: SerpApi's own default, made explicit so requests are uniform. */
 export const DEFAULT_LANGUAGE = "en";
 
-export function toRequest(query: MarketsQuery): UpstreamRequest {
-  return serpApiRequest("google_finance", { q: query.symbol, window: query.window, hl: query.language ?? DEFAULT_LANGUAGE });
+const movement = Type.Object({
+  percentage: Type.Optional(Type.Number()),
+  value: Type.Optional(Type.Number()),
+  movement: Type.Optional(Type.String()),
+});
+
+/** One news entry: a headline, or a group (`{title, items[]}`) of them. */
+const newsItem = Type.Object({
+  title: Type.Optional(Type.String()),
+  link: Type.Optional(Type.String()),
+  source: Type.Optional(Type.String()),
+  date: Type.Optional(Type.String()),
+});
+const labelled = Type.Object({ label: Type.Optional(Type.String()), value: Type.Optional(Type.String()) });
+
+/**
+ * The fields of a google_finance answer the mapper reads. `summary` is the quote; SerpApi answers some
+ * instruments without one (a numeric ticker with `window`, serpapi/public-roadmap#1898), which is zero
+ * records, so it may be absent, but a quote always has its title. Everything else may be absent.
+ */
+export const financeAnswer = Type.Object({
+  search_metadata: Type.Optional(
+    Type.Object({
+      created_at: Type.Optional(Type.String()),
+      google_finance_url: Type.Optional(Type.String()),
+    }),
+  ),
+  summary: Type.Optional(
+    Type.Object({
+      title: Type.String(),
+      stock: Type.Optional(Type.String()),
+      exchange: Type.Optional(Type.String()),
+      price: Type.Optional(Type.String()),
+      extracted_price: Type.Optional(Type.Number()),
+      currency: Type.Optional(Type.String()),
+      price_movement: Type.Optional(movement),
+      market: Type.Optional(
+        Type.Object({
+          trading: Type.Optional(Type.String()),
+          extracted_price: Type.Optional(Type.Number()),
+          price_movement: Type.Optional(movement),
+        }),
+      ),
+      extensions: Type.Optional(Type.Array(Type.String())),
+    }),
+  ),
+  graph: Type.Optional(
+    Type.Array(
+      Type.Object({
+        price: Type.Optional(Type.Number()),
+        currency: Type.Optional(Type.String()),
+        date: Type.Optional(Type.String()),
+        volume: Type.Optional(Type.Number()),
+      }),
+    ),
+  ),
+  knowledge_graph: Type.Optional(
+    Type.Object({
+      key_stats: Type.Optional(
+        Type.Object({
+          tags: Type.Optional(Type.Array(Type.Object({ text: Type.Optional(Type.String()) }))),
+          stats: Type.Optional(Type.Array(labelled)),
+        }),
+      ),
+      about: Type.Optional(
+        Type.Array(
+          Type.Object({
+            description: Type.Optional(
+              Type.Object({ snippet: Type.Optional(Type.String()), link: Type.Optional(Type.String()) }),
+            ),
+            info: Type.Optional(Type.Array(labelled)),
+          }),
+        ),
+      ),
+    }),
+  ),
+  news_results: Type.Optional(
+    Type.Array(Type.Object({ ...newsItem.properties, items: Type.Optional(Type.Array(newsItem)) })),
+  ),
+});
+export type FinanceAnswer = Static<typeof financeAnswer>;
+
+export function toRequest(query: MarketsQuery): JsonRequest<typeof financeAnswer> {
+  return serpApiRequest(
+    "google_finance",
+    { q: query.symbol, window: query.window, hl: query.language ?? DEFAULT_LANGUAGE },
+    financeAnswer,
+  );
 }
 
-/** Zero or one record (SerpApi's answer read by the family layer, shared/serpapi.ts). */
-export function toPage(status: number, body: unknown, query: MarketsQuery): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+/**
+ * Zero or one record from an answer the client checked (SerpApi's refusals were thrown before it;
+ * its "no results" answer arrives unchecked and is zero records).
+ */
+export function toPage(body: FinanceAnswer, query: MarketsQuery): SourcePage {
+  const { root, noResults } = readSerpApi(body);
   const summary = obj(root.summary);
   if (noResults || summary === undefined) return empty(query.symbol);
   return { records: [toRecord(root, summary, query)], next: null };
@@ -257,7 +349,6 @@ function newsOf(value: unknown): JsonObject[] {
   return out;
 }
 
-
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** A graph date ("Dec 23 2022, 09:30 AM UTC-05:00") as ISO 8601 with its offset. */
@@ -283,10 +374,16 @@ function clip(text: string, max: number): string {
   return t.length <= max ? t : t.slice(0, max - 1).trimEnd() + "…";
 }
 
-
-
-
-
 function isString(value: string | undefined): value is string {
   return value !== undefined;
 }
+
+/**
+ * The live check's probe for the provider `serpapi` (re-exported by shared/serpapi.ts): one
+ * google_finance quote, one SerpApi search ($0.004), checked against this adapter's schema.
+ */
+export const financeProbe: ProviderProbe = {
+  provider: "serpapi",
+  what: "one google_finance quote (GOOGL:NASDAQ; one search, $0.004)",
+  request: toRequest({ symbol: "GOOGL:NASDAQ", window: "1D" }),
+};

@@ -138,7 +138,10 @@ test("details: an album record asks GET /album/{id} and gains release; credits 0
   assert.equal(discovery?.summary.title, "Discovery");
   const { ctx, sent } = fakeContext({ deezer: () => fixture("deezer/get_album.json") });
   const out = await details.run!(ctx, view(discovery));
-  assert.deepEqual(sent, [{ provider: "deezer", method: "GET", path: "/album/302127" }]);
+  assert.deepEqual(
+    sent.map((r) => [r.provider, r.method, r.path]),
+    [["deezer", "GET", "/album/302127"]],
+  );
   assert.equal(((out.detail as JsonObject).release as JsonObject).date, "2001-03-07");
   assert.equal((out.detail as JsonObject).title, "Discovery");
   assert.equal(out.credits, 0);

@@ -19,9 +19,11 @@ import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { num, oneOfOr, text } from "../framework/fields.ts";
-import { completeDeezerDetail, type DeezerAlbumBody, type DeezerSearchBody, pendingDeezerDetail, toDeezerAlbumRequest, toDeezerPage, toDeezerRequest } from "./deezer.ts";
+import { httpSource } from "../framework/http-source.ts";
+import { completeDeezerDetail, pendingDeezerDetail, toDeezerAlbumRequest, toDeezerPage, toDeezerRequest } from "./deezer.ts";
 import { MUSIC_KINDS, parseCursor } from "./music-query.ts";
-import { fallbackNote, type MusicBrainzSearchBody, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
+import { fallbackNote, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
+import { DAY } from "../framework/durations.ts";
 
 export const musicSearchSchema = Type.Object(
   {
@@ -79,27 +81,25 @@ export const musicSearch = defineCapability({
   recordKeys: musicRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free("Free: Deezer and MusicBrainz are free public APIs; searches and details cost 0 credits."),
   sources: [
-    {
+    httpSource({
       id: "deezer",
       title: "Deezer",
-      async search(ctx, query, cursor) {
-        const { offset } = parseCursor(cursor);
-        const response = await ctx.upstream.send<DeezerSearchBody>(toDeezerRequest(query, offset), ctx.signal);
-        return toDeezerPage(response.body, query, offset);
-      },
-    },
-    {
+      provider: "deezer",
+      request: (query: MusicSearchQuery, cursor) => toDeezerRequest(query, parseCursor(cursor).offset),
+      toPage: (body, query, cursor) => toDeezerPage(body, query, parseCursor(cursor).offset),
+    }),
+    httpSource({
       id: "musicbrainz",
       title: "MusicBrainz",
-      async search(ctx, query, cursor) {
-        const { offset } = parseCursor(cursor);
-        const response = await ctx.upstream.send<MusicBrainzSearchBody>(toMusicBrainzRequest(query, offset), ctx.signal);
-        return toMusicBrainzPage(response.body, query, offset);
-      },
+      provider: "musicbrainz",
+      request: (query: MusicSearchQuery, cursor) => toMusicBrainzRequest(query, parseCursor(cursor).offset),
+      toPage: (body, query, cursor) => toMusicBrainzPage(body, query, parseCursor(cursor).offset),
       fallbackNotes: (query) => [fallbackNote(query.kind)],
-    },
+    }),
   ],
   update: { example: { title: "Daft Punk as an artist instead of albums", params: { kind: "artist" } } },
   actions: {
@@ -114,7 +114,7 @@ export const musicSearch = defineCapability({
       async run(ctx, record) {
         const pending = pendingDeezerDetail(record.ref);
         if (pending === null) throw sessionExpired(STORED_DETAIL_GONE);
-        const response = await ctx.upstream.send<DeezerAlbumBody>(toDeezerAlbumRequest(pending.albumId), ctx.signal);
+        const response = await ctx.upstream.send(toDeezerAlbumRequest(pending.albumId), ctx.signal);
         return completeDeezerDetail(pending, response.body);
       },
     },

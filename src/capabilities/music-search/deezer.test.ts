@@ -1,18 +1,23 @@
 /**
  * Deezer mapper tests: recorded search, album and error bodies (HTTP 200 with `{"error":{...}}`)
- * replayed through the pure request/response mappers, including the pending track and album
- * details that the album answer completes with `release`.
+ * replayed through the declared answers and the pure request/response mappers, including the pending
+ * track and album details that the album answer completes with `release`; error bodies through
+ * Deezer's refusal, changed answers as drift naming the field.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ApiError } from "../../errors.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import {
   completeDeezerDetail,
   type DeezerAlbumBody,
   type DeezerSearchBody,
-  deezerError,
+  deezerAlbumAnswer,
+  deezerProbe,
+  deezerRefusal,
+  deezerSearch,
   pendingDeezerDetail,
   type PendingDeezerDetail,
   toDeezerAlbumRequest,
@@ -46,6 +51,37 @@ test("toDeezerRequest: plain /search for tracks, typed paths for artists and alb
   assert.equal(toDeezerRequest(query("artist"), 0).path, "/search/artist");
   assert.equal(toDeezerRequest(query("album"), 0).path, "/search/album");
   assert.deepEqual(toDeezerRequest(query("album", 25), 50).query, { q: "q", index: 50, limit: 25 });
+  for (const kind of ["track", "artist", "album"] as const) {
+    assert.equal(toDeezerRequest(query(kind), 0).response, deezerSearch[kind], kind);
+    assert.equal(toDeezerRequest(query(kind), 0).refusal, deezerRefusal);
+  }
+  assert.equal(deezerProbe.provider, "deezer");
+  assert.equal(deezerProbe.request.path, "/album/302127");
+  assert.equal(deezerProbe.request.response, deezerAlbumAnswer);
+});
+
+test("the recordings fit the declared answers; a renamed or retyped field the mapper reads is drift naming it", () => {
+  const kinds: [string, MusicKind][] = [
+    ["search_simple.json", "track"],
+    ["search_limit2.json", "track"],
+    ["search_track_advanced.json", "track"],
+    ["search_artist.json", "artist"],
+    ["search_album.json", "album"],
+  ];
+  for (const [name, kind] of kinds) checkShape("deezer", deezerSearch[kind], fixture(name));
+  checkShape("deezer", deezerAlbumAnswer, fixture("get_album.json"));
+  const drift = (schema: Parameters<typeof checkShape>[1], body: unknown, pointer: string) =>
+    assert.throws(
+      () => checkShape("deezer", schema, body),
+      (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && e.message.startsWith("Deezer answered in a shape Quarry does not read"),
+    );
+  const track = fixture("search_simple.json").data[0]!;
+  drift(deezerSearch.track, { total: 3 }, "/data");
+  drift(deezerSearch.track, { data: [{ ...track, title: undefined, title_renamed: track.title }] }, "/data/0/title");
+  drift(deezerSearch.track, { data: [{ ...track, duration: "199" }] }, "/data/0/duration");
+  drift(deezerSearch.artist, { data: [{ id: 27, title: "Daft Punk" }] }, "/data/0/name");
+  drift(deezerAlbumAnswer, { title: "Discovery", release_date: "2001-03-07" }, "/id");
+  drift(deezerAlbumAnswer, { id: 302127, release_date: 20010307 }, "/release_date");
 });
 
 test("tracks: every spec key from the recorded search", () => {
@@ -186,13 +222,15 @@ test("album request: GET /album/{id} on Deezer, no params", () => {
     provider: "deezer",
     method: "GET",
     path: "/album/302127",
+    response: deezerAlbumAnswer,
+    refusal: deezerRefusal,
   });
 });
 
 test("the recorded album answer completes an album's detail with release, every other key kept", () => {
   const record = toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0];
   const pending = pendingOf(record);
-  const album = fixture("get_album.json") as DeezerAlbumBody;
+  const album = checkShape("deezer", deezerAlbumAnswer, fixture("get_album.json")) as DeezerAlbumBody;
   assert.equal(album.release_date, "2001-03-07");
   const { detail, links } = completeDeezerDetail(pending, album);
   assert.deepEqual(detail.release, {
@@ -222,17 +260,13 @@ test("an album answer without any release fact gives release null", () => {
   assert.equal(completeDeezerDetail(pending, { id: 302127, release_date: "" }).detail.release, null);
 });
 
-test("a Deezer error body (HTTP 200) or a non-album answer is a provider error, not a detail", () => {
-  const pending = pendingOf(toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0]);
+test("a Deezer error body (HTTP 200) is refused, a non-album answer is drift: never a detail", () => {
   for (const name of ["error_no_data_album.json", "error_exception_no_code_episode.json"]) {
-    assert.throws(
-      () => completeDeezerDetail(pending, fixture(name) as DeezerAlbumBody),
-      isProviderError,
-      name,
-    );
+    const refused = deezerRefusal(fixture(name), 200);
+    assert.ok(isProviderError(refused), name);
   }
-  for (const body of [null, "no album", [1, 2]]) {
-    assert.throws(() => completeDeezerDetail(pending, body as unknown as DeezerAlbumBody), isProviderError);
+  for (const body of [null, "no album", [1, 2], {}]) {
+    assert.throws(() => checkShape("deezer", deezerAlbumAnswer, body), ProviderDrift);
   }
 });
 
@@ -241,7 +275,7 @@ test("records without an album id store their detail now, with release null; art
   assert.equal(track?.detail?.release, null);
   assert.equal(track?.detail?.duration, "1:01");
   assert.equal(pendingDeezerDetail(track?.ref ?? null), null);
-  const album = toDeezerRecord({ title: "No id", type: "album" }, "album");
+  const album = toDeezerRecord({ id: 0, title: "No usable id", type: "album" }, "album");
   assert.equal(album?.detail?.release, null);
   const artist = toDeezerPage(fixture("search_artist.json"), query("artist"), 0).records[0];
   assert.equal(artist?.detail?.name, "Daft Punk");
@@ -257,21 +291,22 @@ test("missing values are omitted, never null; items of another type or without a
   assert.equal(toDeezerRecord({ id: 3, title: "" }, "track"), null);
 });
 
-test("error bodies inside HTTP 200 are provider errors, never empty pages", () => {
+test("error bodies inside HTTP 200 are provider errors (Deezer's refusal, before the schema), never empty pages; its quota error is retryable after 5 s", () => {
   for (const name of [
     "error_no_data_album.json",
     "error_parameter_genre.json",
     "error_exception_no_code_episode.json",
   ]) {
-    assert.throws(() => toDeezerPage(fixture(name), query(), 0), isProviderError, name);
+    assert.ok(isProviderError(deezerRefusal(fixture(name), 200)), name);
   }
-  const err = deezerError(fixture("error_no_data_album.json"));
-  assert.equal(err?.message, "Deezer reported: DataException: no data (code 800).");
-  assert.equal(deezerError(fixture("search_artist.json")), undefined);
-});
-
-test("a body without a data list is a provider error", () => {
-  assert.throws(() => toDeezerPage({ total: 3 } as DeezerSearchBody, query(), 0), isProviderError);
+  assert.equal(deezerRefusal(fixture("error_no_data_album.json"))?.message, "Deezer reported: DataException: no data (code 800).");
+  assert.equal(deezerRefusal(fixture("error_exception_no_code_episode.json"))?.message, "Deezer reported: Exception: An error has occured.");
+  assert.equal(deezerRefusal(fixture("search_artist.json")), undefined);
+  assert.equal(deezerRefusal(null), undefined);
+  // Code 4 as Deezer's documented error list names it (QUOTA), hand-made in the recorded errors' shape.
+  const quota = deezerRefusal({ error: { type: "Exception", message: "Quota limit exceeded", code: 4 } });
+  assert.equal(quota?.retryAfter, 5);
+  assert.equal(quota?.retryable, true);
 });
 
 test("formatDuration: m:ss, minutes not wrapped into hours", () => {

@@ -1,8 +1,10 @@
 /**
  * Deezer mappers for music.search (primary source): query → `GET /search[/artist|/album]`, search
- * body → records; record id → `GET /album/{id}`, album body → the record's release date. Deezer
- * reports errors inside HTTP 200 bodies (`{"error":{...}}`); those become provider_error here, never
- * an empty page or an empty detail. Pure, no I/O.
+ * body → records; record id → `GET /album/{id}`, album body → the record's release date. Each request
+ * declares its answer (a search list per kind, the album): an item without its id or title (name,
+ * for artists), a list under another name or a retyped field is drift. Deezer reports errors inside
+ * HTTP 200 bodies (`{"error":{...}}`); `deezerRefusal` makes them provider_error (its quota, code 4,
+ * retryable after Deezer's 5 s window), never an empty page or an empty detail. Pure, no I/O.
  *
  * Details. Deezer's search items carry no release date, so a track or album record whose album id
  * is known does not store its detail: the detail mapped from the search item (everything but
@@ -12,9 +14,11 @@
  * without an album id stores its detail at search time with `release: null` (nothing to ask).
  * Artist details have no release and are stored at search time as before.
  */
+import { type Static, type TObject, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
 import {
   defined,
   formatDuration,
@@ -25,65 +29,102 @@ import {
   nonEmpty,
 } from "./music-query.ts";
 
-interface DeezerArtist {
-  id?: number;
-  name?: string;
-  link?: string;
-  picture?: string;
-  picture_medium?: string;
-  picture_xl?: string;
-  nb_album?: number;
-  nb_fan?: number;
-  radio?: boolean;
-  type?: string;
-}
+const optString = Type.Optional(Type.String());
+const optNumber = Type.Optional(Type.Number());
 
-interface DeezerAlbum {
-  id?: number;
-  title?: string;
-  link?: string;
-  cover?: string;
-  cover_medium?: string;
-  cover_xl?: string;
-  nb_tracks?: number;
-  record_type?: string;
-  genre_id?: number;
-  explicit_lyrics?: boolean;
-  artist?: DeezerArtist;
-  type?: string;
-}
+const deezerArtist = Type.Object({
+  id: optNumber,
+  name: optString,
+  link: optString,
+  picture: optString,
+  picture_medium: optString,
+  picture_xl: optString,
+  nb_album: optNumber,
+  nb_fan: optNumber,
+  radio: Type.Optional(Type.Boolean()),
+});
 
-interface DeezerTrack {
-  id?: number;
-  title?: string;
-  link?: string;
-  duration?: number;
-  rank?: number;
-  explicit_lyrics?: boolean;
-  preview?: string;
-  artist?: DeezerArtist;
-  album?: DeezerAlbum;
-  type?: string;
-}
+const deezerAlbum = Type.Object({
+  id: optNumber,
+  title: optString,
+  link: optString,
+  cover: optString,
+  cover_medium: optString,
+  cover_xl: optString,
+  nb_tracks: optNumber,
+  record_type: optString,
+  genre_id: optNumber,
+  explicit_lyrics: Type.Optional(Type.Boolean()),
+  artist: Type.Optional(deezerArtist),
+});
 
-export type DeezerItem = DeezerTrack & DeezerArtist & DeezerAlbum;
+/** Every field a search item's mapper reads, whatever its kind (typed, each optional here). */
+const itemFields = {
+  ...deezerArtist.properties,
+  ...deezerAlbum.properties,
+  id: Type.Number(),
+  type: optString,
+  duration: optNumber,
+  rank: optNumber,
+  preview: optString,
+  album: Type.Optional(deezerAlbum),
+};
+
+const searchList = <T extends TObject>(item: T) =>
+  Type.Object({ data: Type.Array(item), total: optNumber, next: optString });
+
+/** A search list per kind: tracks and albums need their title, artists their name. */
+export const deezerSearch = {
+  track: searchList(Type.Object({ ...itemFields, title: Type.String() })),
+  artist: searchList(Type.Object({ ...itemFields, name: Type.String() })),
+  album: searchList(Type.Object({ ...itemFields, title: Type.String() })),
+} as const;
+type DeezerSearchSchema = (typeof deezerSearch)[MusicKind];
+
+/** A search answer of any kind, as the mappers read it. */
+const anyList = searchList(Type.Object(itemFields));
+export type DeezerSearchBody = Static<typeof anyList>;
+export type DeezerItem = DeezerSearchBody["data"][number];
+type DeezerTrack = DeezerItem;
+type DeezerArtist = Static<typeof deezerArtist>;
+type DeezerAlbum = Static<typeof deezerAlbum>;
 
 /** `GET /album/{id}`: only what the detail needs (the rest of the album is in the search item). */
-export interface DeezerAlbumBody {
-  id?: number;
-  title?: string;
-  release_date?: string;
-  record_type?: string;
-  upc?: string;
-  label?: string;
-  error?: { type?: string; message?: string; code?: number };
-}
+export const deezerAlbumAnswer = Type.Object({
+  id: Type.Number(),
+  title: optString,
+  release_date: optString,
+  record_type: optString,
+  upc: optString,
+  label: optString,
+});
+export type DeezerAlbumBody = Static<typeof deezerAlbumAnswer>;
 
-export interface DeezerSearchBody {
-  data?: DeezerItem[];
-  total?: number;
-  next?: string;
-  error?: { type?: string; message?: string; code?: number };
+/** Deezer's quota: 50 requests per 5 s per address; its error code 4 says it was spent. */
+const QUOTA_CODE = 4;
+const QUOTA_WINDOW_S = 5;
+
+/**
+ * Deezer's own error answer (`{"error": {type, message, code}}`, HTTP 200 like its answers) as the
+ * provider_error it stands for, for every Deezer request; undefined for an answer (and for an HTTP
+ * error status, which the upstream client answers itself). Its quota error is retryable after the
+ * quota's window; the others (no data, a wrong parameter) keep the default.
+ */
+export function deezerRefusal(body: unknown, status = 200): ApiError | undefined {
+  if (status < 200 || status >= 300 || body === null || typeof body !== "object" || !("error" in body)) return undefined;
+  const error = (body as { error: unknown }).error;
+  if (error === null || typeof error !== "object") return undefined;
+  const e = error as Record<string, unknown>;
+  const parts = [nonEmpty(e.type), nonEmpty(e.message)].filter((p) => p !== undefined);
+  const code = typeof e.code === "number" ? e.code : undefined;
+  const text = `Deezer reported: ${parts.join(": ") || "an error"}${code === undefined ? "" : ` (code ${code})`}.`;
+  if (code === QUOTA_CODE) {
+    return new ApiError("provider_error", text, {
+      retryAfter: QUOTA_WINDOW_S,
+      hint: "Deezer allows 50 requests per 5 seconds from one address; retry after the wait. Nothing was charged.",
+    });
+  }
+  return new ApiError("provider_error", text);
 }
 
 /** Deezer's plain `/search` searches tracks; artists and albums have their own paths. */
@@ -93,27 +134,20 @@ const SEARCH_PATH: Record<MusicKind, string> = {
   album: "/search/album",
 };
 
-export function toDeezerRequest(query: MusicQuery, offset: number): UpstreamRequest {
+export function toDeezerRequest(query: MusicQuery, offset: number): JsonRequest<DeezerSearchSchema> {
   return {
     provider: "deezer",
     method: "GET",
     path: SEARCH_PATH[query.kind],
     query: { q: query.query, index: offset, limit: query.num },
+    response: deezerSearch[query.kind],
+    refusal: deezerRefusal,
   };
 }
 
 /** The album a track or album record's release date comes from (`GET /album/{id}`, no params). */
-export function toDeezerAlbumRequest(albumId: number): UpstreamRequest {
-  return { provider: "deezer", method: "GET", path: `/album/${albumId}` };
-}
-
-/** The provider error a Deezer error body stands for (`undefined` when the body is no error). */
-export function deezerError(body: unknown): ApiError | undefined {
-  if (body === null || typeof body !== "object" || !("error" in body)) return undefined;
-  const error = (body as DeezerSearchBody).error ?? {};
-  const parts = [nonEmpty(error.type), nonEmpty(error.message)].filter((p) => p !== undefined);
-  const code = typeof error.code === "number" ? ` (code ${error.code})` : "";
-  return new ApiError("provider_error", `Deezer reported: ${parts.join(": ") || "an error"}${code}.`);
+export function toDeezerAlbumRequest(albumId: number): JsonRequest<typeof deezerAlbumAnswer> {
+  return { provider: "deezer", method: "GET", path: `/album/${albumId}`, response: deezerAlbumAnswer, refusal: deezerRefusal };
 }
 
 /**
@@ -121,11 +155,6 @@ export function deezerError(body: unknown): ApiError | undefined {
  * (a `next` link, or a `total` beyond this slice); the next offset is offset + num.
  */
 export function toDeezerPage(body: DeezerSearchBody, query: MusicQuery, offset: number): SourcePage {
-  const error = deezerError(body);
-  if (error !== undefined) throw error;
-  if (body === null || typeof body !== "object" || !Array.isArray(body.data)) {
-    throw new ApiError("provider_error", "Deezer reported: the search answer has no data list.");
-  }
   const data = body.data;
   const records = data.slice(0, query.num).flatMap((item) => {
     const record = toDeezerRecord(item, query.kind);
@@ -139,7 +168,6 @@ export function toDeezerPage(body: DeezerSearchBody, query: MusicQuery, offset: 
 
 /** One search item → record; items of another type or without a name are skipped. */
 export function toDeezerRecord(item: DeezerItem, kind: MusicKind): RecordDraft | null {
-  if (item === null || typeof item !== "object") return null;
   if (item.type !== undefined && item.type !== kind) return null;
   if (kind === "track") return trackRecord(item);
   if (kind === "artist") return artistRecord(item);
@@ -302,19 +330,14 @@ export function pendingDeezerDetail(stored: JsonObject | null): PendingDeezerDet
 /**
  * `GET /album/{id}` body → the pending detail with `release`: the album's release facts (`title`,
  * `date` = Deezer's `release_date` as given, `type`, `barcode`, `label`; those the album has; null
- * when it has none of them). A Deezer error body (HTTP 200, e.g. DataException "no
- * data" for an unknown album) or a body that is no album is a provider_error, never a detail
- * without its release.
+ * when it has none of them). A Deezer error body (HTTP 200, e.g. DataException "no data" for an
+ * unknown album) was refused before (deezerRefusal), and a body that is no album is drift: never a
+ * detail without its release.
  */
 export function completeDeezerDetail(
   pending: PendingDeezerDetail,
   body: DeezerAlbumBody,
 ): { detail: JsonObject; links: Link[] } {
-  const error = deezerError(body);
-  if (error !== undefined) throw error;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ApiError("provider_error", `Deezer reported: the album ${pending.albumId} answer is no album.`);
-  }
   // The same keys as a MusicBrainz record's release facts (musicbrainz.ts, releaseFacts), so
   // `release` reads alike whichever source answered.
   const facts = defined({
@@ -357,3 +380,10 @@ function ref(id: number | undefined): JsonObject {
 function linkList(pairs: [label: string, url: string | undefined][]): Link[] {
   return pairs.flatMap(([label, url]) => (url === undefined ? [] : [{ label, url }]));
 }
+
+/** The live check's probe: one album by id (a free lookup, keyless; Daft Punk's Discovery). */
+export const deezerProbe: ProviderProbe = {
+  provider: "deezer",
+  what: "one album by id (free)",
+  request: toDeezerAlbumRequest(302127),
+};

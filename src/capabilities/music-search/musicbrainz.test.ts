@@ -1,15 +1,20 @@
 /**
- * MusicBrainz (fallback) mapper tests: recorded recording and artist searches, a hand-made release
- * body in the documented shape, paging by `count`, and the fallback note.
+ * MusicBrainz (fallback) mapper tests: recorded recording and artist searches (fitting the declared
+ * answers; a renamed list or field is drift naming it), a hand-made release body in the documented
+ * shape, paging by `count`, MusicBrainz's error bodies, and the fallback note.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ApiError } from "../../errors.ts";
+import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { MusicKind, MusicQuery } from "./music-query.ts";
 import {
   escapeLucene,
   fallbackNote,
+  musicBrainzProbe,
+  musicBrainzRefusal,
+  musicBrainzSearch,
   type MusicBrainzSearchBody,
   toMusicBrainzPage,
   toMusicBrainzRequest,
@@ -52,6 +57,48 @@ test("toMusicBrainzRequest: entity path, query, offset, limit and fmt=json", () 
   assert.deepEqual(req.query, { query: "YOASOBI", offset: 20, limit: 10, fmt: "json" });
   assert.equal(toMusicBrainzRequest(query("track"), 0).path, "/ws/2/recording");
   assert.equal(toMusicBrainzRequest(query("album"), 0).path, "/ws/2/release");
+  for (const kind of ["track", "artist", "album"] as const) {
+    assert.equal(toMusicBrainzRequest(query(kind), 0).response, musicBrainzSearch[kind], kind);
+    assert.equal(toMusicBrainzRequest(query(kind), 0).refusal, musicBrainzRefusal);
+  }
+  assert.equal(musicBrainzProbe.provider, "musicbrainz");
+  assert.deepEqual(musicBrainzProbe.request.query, { query: "YOASOBI", offset: 0, limit: 1, fmt: "json" });
+});
+
+test("the recordings (and the hand-made release body) fit the declared answers; a renamed list or field is drift naming it", () => {
+  for (const [name, kind] of [
+    ["artist_search.json", "artist"],
+    ["artist_search_empty.json", "artist"],
+    ["recording_search.json", "track"],
+    ["recording_search_empty.json", "track"],
+  ] as const) {
+    checkShape("musicbrainz", musicBrainzSearch[kind], fixture(name));
+  }
+  checkShape("musicbrainz", musicBrainzSearch.album, releaseBody);
+  const drift = (kind: MusicKind, body: unknown, pointer: string) =>
+    assert.throws(
+      () => checkShape("musicbrainz", musicBrainzSearch[kind], body),
+      (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && e.message.startsWith("MusicBrainz answered in a shape Quarry does not read"),
+    );
+  const artists = fixture("artist_search.json");
+  drift("track", artists, "/recordings");
+  drift("artist", { ...artists, count: "2" }, "/count");
+  const first = artists.artists![0]!;
+  drift("artist", { count: 1, artists: [{ ...first, name: undefined, name_renamed: first.name }] }, "/artists/0/name");
+  drift("artist", { count: 1, artists: [{ ...first, country: 392 }] }, "/artists/0/country");
+  const recording = fixture("recording_search.json").recordings![0]!;
+  drift("track", { count: 1, recordings: [{ ...recording, length: "213000" }] }, "/recordings/0/length");
+});
+
+test("MusicBrainz's error bodies (4xx) are provider_error in its words, not retried; its 503 and answers are not refusals", () => {
+  const refused = musicBrainzRefusal({ error: "Invalid query", help: "For usage, please see: https://musicbrainz.org/development/mmd" }, 400);
+  assert.ok(refused instanceof ApiError);
+  assert.equal(refused.code, "provider_error");
+  assert.equal(refused.retryable, false);
+  assert.equal(refused.message, "MusicBrainz refused the search (HTTP 400): Invalid query.");
+  assert.equal(musicBrainzRefusal({ error: "rate limited" }, 503), undefined);
+  assert.equal(musicBrainzRefusal(fixture("artist_search.json"), 200), undefined);
+  assert.equal(musicBrainzRefusal(undefined, 404), undefined);
 });
 
 test("escapeLucene: syntax characters in a plain query are escaped", () => {
@@ -178,9 +225,9 @@ test("empty results are an empty page", () => {
   }
 });
 
-test("a body without the entity list is a provider error", () => {
+test("a body without the entity list is drift at the list, before the mapper", () => {
   assert.throws(
-    () => toMusicBrainzPage(fixture("artist_search.json"), query("track"), 0),
-    (err: unknown) => err instanceof ApiError && err.code === "provider_error",
+    () => checkShape("musicbrainz", musicBrainzSearch.track, fixture("artist_search.json")),
+    (err: unknown) => err instanceof ProviderDrift && err.code === "provider_error" && err.pointer === "/recordings",
   );
 });

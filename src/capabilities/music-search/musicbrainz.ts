@@ -1,12 +1,19 @@
 /**
  * MusicBrainz mappers for music.search (fallback source when Deezer fails): query →
  * `GET /ws/2/recording|artist|release?fmt=json`, search body → records with the smaller key set
- * (`country`, `disambiguation`, `musicbrainz_id` instead of Deezer's fans, pictures, previews).
- * Pure, no I/O.
+ * (`country`, `disambiguation`, `musicbrainz_id` instead of Deezer's fans, pictures, previews). Each
+ * request declares its answer (`musicBrainzSearch`, per kind: `count` and the entity list, each
+ * entity with its id and title or name; the rest typed, optional and, where MusicBrainz sends null,
+ * nullable), so a renamed list or field is drift, never an empty page. MusicBrainz's own error bodies
+ * (`{"error": …}` with a 4xx) become provider_error with its words (`musicBrainzRefusal`); its 503
+ * (rate limit) is the upstream client's. Pure, no I/O.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
 import {
   defined,
   formatDuration,
@@ -17,63 +24,95 @@ import {
   nonEmpty,
 } from "./music-query.ts";
 
-interface MbArtistCredit {
-  name?: string;
-  joinphrase?: string;
-  artist?: { id?: string; name?: string };
-}
+const optString = nullish(Type.String());
+const optNumber = nullish(Type.Number());
+const tags = nullish(Type.Array(Type.Object({ name: optString })));
 
-interface MbReleaseGroup {
-  id?: string;
-  "primary-type"?: string;
-}
+const artistCredit = nullish(
+  Type.Array(
+    Type.Object({
+      name: optString,
+      joinphrase: optString,
+      artist: nullish(Type.Object({ id: optString, name: optString })),
+    }),
+  ),
+);
 
-interface MbRelease {
-  id?: string;
-  title?: string;
-  status?: string;
-  date?: string;
-  country?: string;
-  disambiguation?: string;
-  barcode?: string;
-  score?: number;
-  "track-count"?: number;
-  "artist-credit"?: MbArtistCredit[];
-  "release-group"?: MbReleaseGroup;
-}
+const releaseFields = {
+  id: optString,
+  title: optString,
+  status: optString,
+  date: optString,
+  country: optString,
+  disambiguation: optString,
+  barcode: optString,
+  score: optNumber,
+  "track-count": optNumber,
+  "artist-credit": artistCredit,
+  "release-group": nullish(Type.Object({ id: optString, "primary-type": optString })),
+};
+const mbRelease = Type.Object(releaseFields);
 
-interface MbRecording {
-  id?: string;
-  title?: string;
-  length?: number | null;
-  score?: number;
-  disambiguation?: string;
-  "first-release-date"?: string;
-  "artist-credit"?: MbArtistCredit[];
-  releases?: MbRelease[];
-  isrcs?: string[];
-  tags?: { name?: string }[];
-}
+const recordingFields = {
+  id: Type.String(),
+  title: Type.String(),
+  length: optNumber,
+  score: optNumber,
+  disambiguation: optString,
+  "first-release-date": optString,
+  "artist-credit": artistCredit,
+  releases: nullish(Type.Array(mbRelease)),
+  isrcs: nullish(Type.Array(Type.String())),
+  tags,
+};
 
-interface MbArtist {
-  id?: string;
-  name?: string;
-  "sort-name"?: string;
-  type?: string;
-  score?: number;
-  country?: string;
-  disambiguation?: string;
-  area?: { name?: string };
-  "life-span"?: { begin?: string; end?: string; ended?: boolean | null };
-  tags?: { name?: string }[];
-}
+const artistFields = {
+  id: Type.String(),
+  name: Type.String(),
+  "sort-name": optString,
+  type: optString,
+  score: optNumber,
+  country: optString,
+  disambiguation: optString,
+  area: nullish(Type.Object({ name: optString })),
+  "life-span": nullish(Type.Object({ begin: optString, end: optString })),
+  tags,
+};
 
-export interface MusicBrainzSearchBody {
-  count?: number;
-  offset?: number;
-  recordings?: MbRecording[];
-  artists?: MbArtist[];
-  releases?: MbRelease[];
+/** The search answer per kind: `count` and the entity list, each entity with its id and title (name, for artists). */
+export const musicBrainzSearch = {
+  track: Type.Object({ count: Type.Number(), offset: optNumber, recordings: Type.Array(Type.Object(recordingFields)) }),
+  artist: Type.Object({ count: Type.Number(), offset: optNumber, artists: Type.Array(Type.Object(artistFields)) }),
+  album: Type.Object({
+    count: Type.Number(),
+    offset: optNumber,
+    releases: Type.Array(Type.Object({ ...releaseFields, id: Type.String(), title: Type.String() })),
+  }),
+} as const;
+type MusicBrainzSearchSchema = (typeof musicBrainzSearch)[MusicKind];
+
+type MbRecording = Static<(typeof musicBrainzSearch)["track"]>["recordings"][number];
+type MbArtist = Static<(typeof musicBrainzSearch)["artist"]>["artists"][number];
+type MbRelease = Static<typeof mbRelease>;
+type MbArtistCredit = Static<typeof artistCredit>;
+
+/** A search answer of any kind, as the mapper reads it. */
+export type MusicBrainzSearchBody = { count: number; offset?: number | null } & Partial<
+  Static<(typeof musicBrainzSearch)["track"]> & Static<(typeof musicBrainzSearch)["artist"]> & Static<(typeof musicBrainzSearch)["album"]>
+>;
+
+/**
+ * MusicBrainz's error answers (`{"error": "…", "help": "…"}` with a 400 or 404: a query it cannot
+ * read) as provider_error with its words, not retried.
+ */
+export function musicBrainzRefusal(body: unknown, status: number): ApiError | undefined {
+  if (status < 400 || status >= 500 || body === null || typeof body !== "object") return undefined;
+  const said = nonEmpty((body as { error?: unknown }).error);
+  if (said === undefined) return undefined;
+  return new ApiError("provider_error", `MusicBrainz refused the search (HTTP ${status}): ${said}.`, {
+    retryable: false,
+    hint: "MusicBrainz refused this request; nothing was charged. The same request is likely to be refused again: change it.",
+  });
 }
 
 const ENTITY: Record<MusicKind, "recording" | "artist" | "release"> = {
@@ -104,12 +143,14 @@ export function escapeLucene(text: string): string {
   return text.replace(/([+\-!(){}[\]^"~*?:\\/]|&&|\|\|)/g, "\\$1");
 }
 
-export function toMusicBrainzRequest(query: MusicQuery, offset: number): UpstreamRequest {
+export function toMusicBrainzRequest(query: MusicQuery, offset: number): JsonRequest<MusicBrainzSearchSchema> {
   return {
     provider: "musicbrainz",
     method: "GET",
     path: `/ws/2/${ENTITY[query.kind]}`,
     query: { query: escapeLucene(query.query), offset, limit: query.num, fmt: "json" },
+    response: musicBrainzSearch[query.kind],
+    refusal: musicBrainzRefusal,
   };
 }
 
@@ -119,17 +160,12 @@ export function toMusicBrainzPage(
   query: MusicQuery,
   offset: number,
 ): SourcePage {
-  const list: unknown = body !== null && typeof body === "object" ? body[LIST_KEY[query.kind]] : undefined;
-  if (!Array.isArray(list)) {
-    throw new ApiError(
-      "provider_error",
-      `MusicBrainz reported: the search answer has no ${LIST_KEY[query.kind]} list.`,
-    );
-  }
-  const records = (list as MbRecording[] & MbArtist[] & MbRelease[]).slice(0, query.num).flatMap((item) => {
-    const record = toMusicBrainzRecord(item, query.kind);
+  const items: (MbRecording | MbArtist | MbRelease)[] = body[LIST_KEY[query.kind]] ?? [];
+  const records = items.slice(0, query.num).flatMap((item) => {
+    const record = toMusicBrainzRecord(item as MbRecording & MbArtist & MbRelease, query.kind);
     return record === null ? [] : [record];
   });
+  const list = items;
   const more = list.length > 0 && isCount(body.count) && offset + list.length < body.count;
   return {
     records,
@@ -141,7 +177,6 @@ export function toMusicBrainzRecord(
   item: MbRecording & MbArtist & MbRelease,
   kind: MusicKind,
 ): RecordDraft | null {
-  if (item === null || typeof item !== "object") return null;
   if (kind === "track") return recordingRecord(item);
   if (kind === "artist") return artistRecord(item);
   return releaseRecord(item);
@@ -263,8 +298,8 @@ function releaseRecord(r: MbRelease): RecordDraft | null {
 }
 
 /** The release a recording is best known by: the first official one, else the first listed. */
-function chooseRelease(releases: MbRelease[] | undefined): MbRelease | undefined {
-  const list = Array.isArray(releases) ? releases : [];
+function chooseRelease(releases: MbRelease[] | null | undefined): MbRelease | undefined {
+  const list = releases ?? [];
   return list.find((r) => r.status === "Official") ?? list[0];
 }
 
@@ -281,17 +316,18 @@ function releaseFacts(r: MbRelease): JsonObject {
 }
 
 /** "A feat. B": credited names joined with their join phrases. */
-function creditedArtist(credits: MbArtistCredit[] | undefined): string | undefined {
-  if (!Array.isArray(credits)) return undefined;
+function creditedArtist(credits: MbArtistCredit | undefined): string | undefined {
+  if (credits === null || credits === undefined) return undefined;
   const text = credits.map((c) => `${c.name ?? c.artist?.name ?? ""}${c.joinphrase ?? ""}`).join("");
   return nonEmpty(text);
 }
 
-function releasePage(id: string | undefined): string | undefined {
-  return id === undefined ? undefined : `https://musicbrainz.org/release/${id}`;
+function releasePage(id: string | null | undefined): string | undefined {
+  const bare = nonEmpty(id);
+  return bare === undefined ? undefined : `https://musicbrainz.org/release/${bare}`;
 }
 
-function metadata(id: string, score: number | undefined, tags: { name?: string }[] | undefined): JsonObject {
+function metadata(id: string, score: number | null | undefined, tags: { name?: string | null }[] | null | undefined): JsonObject {
   const names = (tags ?? []).flatMap((t) => (nonEmpty(t.name) === undefined ? [] : [String(t.name)]));
   return defined({
     source: "musicbrainz",
@@ -312,3 +348,10 @@ function ref(id: string): JsonObject {
 function linkList(pairs: [label: string, url: string | undefined][]): Link[] {
   return pairs.flatMap(([label, url]) => (url === undefined ? [] : [{ label, url }]));
 }
+
+/** The live check's probe: a one-artist search (free, keyless, paced to one request a second). */
+export const musicBrainzProbe: ProviderProbe = {
+  provider: "musicbrainz",
+  what: "a one-artist search",
+  request: toMusicBrainzRequest({ query: "YOASOBI", kind: "artist", num: 1 }, 0),
+};

@@ -15,6 +15,7 @@ import { placeSchema } from "../shared/places.ts";
 import { demoEngineNotes, engineRecordKeys, MODES, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
 import type { SourcePage } from "../types.ts";
 import { matrixRecord } from "./matrix-record.ts";
+import { HOUR } from "../framework/durations.ts";
 
 const DEADLINE_MS = 15_000;
 
@@ -62,25 +63,28 @@ export const navigationMatrix = defineCapability({
   }),
   paging: "single",
   deadlineMs: DEADLINE_MS,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: free("Free: openrouteservice, the OSRM demo server and Nominatim are free services; a matrix costs 0 credits."),
   sources: [
     {
       id: "ors",
       title: "openrouteservice",
-      requiredKeys: ["ORS_API_KEY"],
+      providers: ["nominatim", "ors"],
       async search(ctx, query): Promise<SourcePage> {
         const points = await locateOnce(ctx, placesOf(query), DEADLINE_MS);
-        const response = await ctx.upstream.send<unknown>(toOrsMatrixRequest(points, query.mode), ctx.signal);
-        const { record, notes } = matrixRecord(parseOrsMatrix(response.status, response.body, points.length), points, query.mode, ORS_ENGINE);
+        const response = await ctx.upstream.send(toOrsMatrixRequest(points, query.mode), ctx.signal);
+        const { record, notes } = matrixRecord(parseOrsMatrix(response.body, points.length), points, query.mode, ORS_ENGINE);
         return { records: [record], next: null, notes };
       },
     },
     {
       id: "osrm",
       title: "OSRM public demo server",
+      providers: ["nominatim", "osrm"],
       async search(ctx, query): Promise<SourcePage> {
         const points = await locateOnce(ctx, placesOf(query), DEADLINE_MS);
-        const response = await ctx.upstream.send<unknown>(toOsrmTableRequest(points), ctx.signal);
+        const response = await ctx.upstream.send(toOsrmTableRequest(points), ctx.signal);
         const { record, notes } = matrixRecord(parseOsrmTable(response.body, points.length), points, "driving", OSRM_ENGINE);
         return { records: [record], next: null, notes };
       },

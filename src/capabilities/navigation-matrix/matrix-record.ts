@@ -5,7 +5,7 @@
  */
 import type { RecordDraft } from "../types.ts";
 import { type Located, round } from "../shared/places.ts";
-import { durationText, type Engine, type Matrix, type Mode } from "../shared/routing.ts";
+import { creditOf, durationText, type Engine, type Matrix, type Mode } from "../shared/routing.ts";
 
 const MODE_WORD: Record<Mode, string> = { driving: "driving", walking: "walking", cycling: "cycling" };
 
@@ -33,7 +33,7 @@ export function matrixRecord(matrix: Matrix, points: readonly Located[], mode: M
         locations,
         durations_min,
         distances_km,
-        ...engine,
+        ...creditOf(engine, points),
       },
     },
     notes,

@@ -16,6 +16,7 @@ import { placeSchema } from "../shared/places.ts";
 import { demoEngineNotes, engineRecordKeys, MODES, NO_ALTERNATIVES_WITH_WAYPOINTS, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
 import type { SourcePage } from "../types.ts";
 import { routeRecords } from "./route-records.ts";
+import { HOUR } from "../framework/durations.ts";
 
 const DEADLINE_MS = 15_000;
 
@@ -78,27 +79,30 @@ export const navigationRoute = defineCapability({
   }),
   paging: "single",
   deadlineMs: DEADLINE_MS,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: free("Free: openrouteservice, the OSRM demo server and Nominatim are free services; routes and details cost 0 credits."),
   sources: [
     {
       id: "ors",
       title: "openrouteservice",
-      requiredKeys: ["ORS_API_KEY"],
+      providers: ["nominatim", "ors"],
       async search(ctx, query): Promise<SourcePage> {
         const points = await locateOnce(ctx, placesOf(query), DEADLINE_MS);
         const alternatives = alternativesOf(query);
-        const response = await ctx.upstream.send<unknown>(toOrsDirectionsRequest(points, query.mode, alternatives.ask), ctx.signal);
-        const routes = parseOrsDirections(response.status, response.body);
+        const response = await ctx.upstream.send(toOrsDirectionsRequest(points, query.mode, alternatives.ask), ctx.signal);
+        const routes = parseOrsDirections(response.body);
         return { records: routeRecords(routes, points, query.mode, ORS_ENGINE), next: null, notes: alternatives.notes };
       },
     },
     {
       id: "osrm",
       title: "OSRM public demo server",
+      providers: ["nominatim", "osrm"],
       async search(ctx, query): Promise<SourcePage> {
         const points = await locateOnce(ctx, placesOf(query), DEADLINE_MS);
         const alternatives = alternativesOf(query);
-        const response = await ctx.upstream.send<unknown>(toOsrmRouteRequest(points, alternatives.ask), ctx.signal);
+        const response = await ctx.upstream.send(toOsrmRouteRequest(points, alternatives.ask), ctx.signal);
         return { records: routeRecords(parseOsrmRoute(response.body), points, "driving", OSRM_ENGINE), next: null, notes: alternatives.notes };
       },
       fallbackNotes: (query) => demoEngineNotes(query.mode),

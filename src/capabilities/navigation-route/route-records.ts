@@ -5,13 +5,14 @@
  */
 import type { JsonObject, Link, RecordDraft } from "../types.ts";
 import { type Located, round } from "../shared/places.ts";
-import { durationText, type Engine, type Mode, type Route, viaOf } from "../shared/routing.ts";
+import { creditOf, durationText, type Engine, type Mode, type Route, viaOf } from "../shared/routing.ts";
 
 const MODE_TITLE: Record<Mode, string> = { driving: "Driving", walking: "Walking", cycling: "Cycling" };
 
-/** The records of one answer. `mode` is the profile the engine really used. */
+/** The records of one answer. `mode` is the profile the engine really used; the credit adds Nominatim's when a place was geocoded. */
 export function routeRecords(routes: readonly Route[], points: readonly Located[], mode: Mode, engine: Engine): RecordDraft[] {
   const labels = points.map((p) => p.label);
+  const credit = creditOf(engine, points);
   const links: Link[] = [{ label: "Map data licence (OpenStreetMap)", url: engine.license_url }];
   return routes.map((route, i) => {
     const distance_km = round(route.distance_m / 1000, 2);
@@ -31,7 +32,7 @@ export function routeRecords(routes: readonly Route[], points: readonly Located[
         distance_km,
         duration_min,
         steps: steps.length,
-        ...engine,
+        ...credit,
         ...(via ? { via } : {}),
       },
       detail: {
@@ -40,7 +41,7 @@ export function routeRecords(routes: readonly Route[], points: readonly Located[
         steps,
         mode,
         places: points.map((p): JsonObject => ({ label: p.label, lat: p.lat, lon: p.lon, ...(p.matched ? { matched: p.matched } : {}) })),
-        ...engine,
+        ...credit,
       },
       links,
     };

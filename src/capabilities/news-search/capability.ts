@@ -8,6 +8,7 @@ import { defineCapability } from "../framework/define.ts";
 import { num, oneOf, text } from "../framework/fields.ts";
 import { serperSource, TIME_RANGES } from "../shared/serper.ts";
 import { listedNewsCredits, PUBLISHER_PAGE_NOTE, toNewsPage } from "./serper-news.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const newsSearchSchema = Type.Object(
   {
@@ -46,6 +47,8 @@ export const newsSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: {
     perUnit: 0.001,
     maxUnits: (query) => listedNewsCredits(query.num),
@@ -54,7 +57,7 @@ export const newsSearch = defineCapability({
       "results, 2 above (reserved as such); `more` and `update` are billed the same; `details` is free.",
   },
   sources: [
-    serperSource("/news", (status, body, page, query, now) => toNewsPage(status, body, page, query.num, now.toISOString())),
+    serperSource("/news", (body, page, query, now) => toNewsPage(body, page, query.num, now.toISOString())),
   ],
   update: { example: { title: "The same news, past week only", params: { time_range: "week" } } },
   actions: {

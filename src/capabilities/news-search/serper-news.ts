@@ -1,11 +1,12 @@
 /**
- * Serper `POST /news` answers → news.search records: the news index's metadata of each article
- * (title, link, snippet, publisher, relative date, image) stored as its detail, never the article
- * itself. Pure.
+ * Serper `POST /news` answers (checked against `serperNewsAnswer`) → news.search records: the news
+ * index's metadata of each article (title, link, snippet, publisher, relative date, image) stored as
+ * its detail, never the article itself. Pure.
  */
+import type { Static } from "@sinclair/typebox";
 import type { RecordDraft, SourcePage } from "../types.ts";
-import { arr, defined, httpUrl, int, type Obj, obj, str } from "../shared/read.ts";
-import { nextSerperPage, readSerper, serperCredits } from "../shared/serper.ts";
+import { defined, httpUrl, int, str } from "../shared/read.ts";
+import { nextSerperPage, type SerperNewsAnswer, type serperNewsItem, serperCredits } from "../shared/serper.ts";
 
 /** `source` of every record: the index the metadata comes from. */
 export const NEWS_SOURCE = "Google News (via Serper)";
@@ -19,7 +20,7 @@ export function listedNewsCredits(num: number): number {
   return num > 10 ? 2 : 1;
 }
 
-function newsRecord(item: Obj, fetchedAt: string): RecordDraft | null {
+function newsRecord(item: Static<typeof serperNewsItem>, fetchedAt: string): RecordDraft | null {
   const title = str(item.title);
   const url = httpUrl(item.link);
   if (title === undefined || url === undefined) return null;
@@ -35,12 +36,11 @@ function newsRecord(item: Obj, fetchedAt: string): RecordDraft | null {
 }
 
 /** One answer → one page, with the credits Serper reports (or bills, when it does not report them). */
-export function toNewsPage(status: number, body: unknown, page: number, num: number, fetchedAt: string): SourcePage {
-  const root = readSerper(status, body);
-  const items = (arr(root.news) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
+export function toNewsPage(body: SerperNewsAnswer, page: number, num: number, fetchedAt: string): SourcePage {
+  const items = body.news;
   const records = items
     .map((item) => newsRecord(item, fetchedAt))
     .filter((r): r is RecordDraft => r !== null)
     .slice(0, num);
-  return { records, next: nextSerperPage(page, num, items.length), units: serperCredits(root) ?? listedNewsCredits(num) };
+  return { records, next: nextSerperPage(page, num, items.length), units: serperCredits(body) ?? listedNewsCredits(num) };
 }

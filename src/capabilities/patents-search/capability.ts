@@ -1,33 +1,64 @@
 /**
- * patents.search: US patents from the PatentsView PatentSearch API (needs PATENTSVIEW_API_KEY).
- * The spec shows neither fields nor records (2.11, 4.6: "not shown"); this is Quarry's design, in the
- * style of the others and documented in inspect, OpenAPI and docs/providers.md: words in title and
- * abstract, a grant-date range, assignee and inventor filters; records with number, title, date,
- * assignees, inventors, abstract snippet and CPC groups; token paging on PatentSearch's `after`
- * cursor; free `details` fetched once and cached.
+ * patents.search: patents and applications of every office Google Patents covers, through SerpApi's
+ * `google_patents` engine (search) and `google_patents_details` (details), on the deployment's
+ * SerpApi key. PatentsView, the previous source, was retired into the USPTO Open Data Portal on
+ * 2026-03-20 (docs/providers.md says why SerpApi and not the Portal). The spec shows neither fields
+ * nor records (2.11, 4.6: "not shown"); this is Quarry's design, in the style of the others and
+ * documented in inspect, OpenAPI and docs/providers.md: words (all, any, or a phrase), a publication
+ * date range, assignee, inventor, patent offices and status filters, relevance or date order; records
+ * with the publication number, title, dates, first assignee and inventor; page paging cut from SerpApi
+ * pages of at least 10; `details` (claims, description excerpt, citations, family, legal events)
+ * fetched once for 4 credits, then cached.
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
-import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { isoDate, num, oneOf, oneOfOr, text } from "../framework/fields.ts";
 import { atLeastOne, custom, range, validDate } from "../framework/rules.ts";
-import { parseCursor, patentId, toDetail, toDetailRequest, toSearchPage, toSearchRequest } from "./patentsview.ts";
+import { collectPages } from "../shared/provider-pages.ts";
+import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
+import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
+import {
+  descriptionExcerpt,
+  detailPatentId,
+  pageOf,
+  type PatentsAnswer,
+  SERPAPI_MIN_NUM,
+  toDescriptionRequest,
+  toDetail,
+  toDetailRequest,
+  toProviderPage,
+  toSearchRequest,
+} from "./google-patents.ts";
+import { DAY } from "../framework/durations.ts";
 
 const FILTER = "Give at least one of `query`, `assignee`, `inventor`, `from_date`, `to_date`; they combine.";
 
 export const patentsSearchSchema = Type.Object(
   {
-    query: Type.Optional(text(1, 300, "Words to find in the title or abstract (how they match: `match`).")),
+    query: Type.Optional(
+      text(1, 300, "Words to find in the patent's text (title, abstract, claims, description); how they combine: `match`.", { notBlank: true }),
+    ),
     match: oneOf(
       ["all", "any", "phrase"],
-      "How `query` matches (needs `query`): `all` its words (the default), `any` of them, or the exact `phrase`.",
+      "How `query` matches (needs `query`): `all` its words (the default; Google Patents' own syntax such as OR, NOT and parentheses is read), `any` of them, or the exact `phrase`.",
     ),
-    from_date: Type.Optional(isoDate("Granted on or after this date (YYYY-MM-DD); not after `to_date`.")),
-    to_date: Type.Optional(isoDate("Granted on or before this date (YYYY-MM-DD)")),
-    assignee: Type.Optional(text(1, 200, `Assignee organization, as a phrase, e.g. "Teikoku Seiyaku".`)),
-    inventor: Type.Optional(text(1, 200, `Inventor: "First Last" or a last name, e.g. "Noriyuki Sasaki".`)),
-    sort: oneOfOr(["newest", "oldest"], "newest", "Grant date order: `newest` first (default) or `oldest` first."),
+    from_date: Type.Optional(isoDate("Published on or after this date (YYYY-MM-DD); not after `to_date`.")),
+    to_date: Type.Optional(isoDate("Published on or before this date (YYYY-MM-DD).")),
+    assignee: Type.Optional(text(1, 200, 'Assignee as Google Patents names it, e.g. "Kraft Foods"; commas separate alternatives.', { notBlank: true })),
+    inventor: Type.Optional(text(1, 200, 'Inventor name, e.g. "Bary Lyn Zeller"; commas separate alternatives.', { notBlank: true })),
+    country: Type.Optional(
+      Type.String({
+        pattern: "^[A-Za-z]{2}(,[A-Za-z]{2}){0,9}$",
+        description: "Patent offices by code, up to 10, comma-separated, e.g. US or US,EP,WO (any office when omitted).",
+      }),
+    ),
+    status: oneOf(["granted", "application"], "Only `granted` patents or only published `application`s (both when omitted)."),
+    sort: oneOfOr(
+      ["relevance", "newest", "oldest"],
+      "relevance",
+      "`relevance` (default), or by filing date: `newest` or `oldest` first.",
+    ),
     num: num(25, 10),
   },
   { additionalProperties: false, description: FILTER },
@@ -46,37 +77,61 @@ export const matchNeedsQuery = custom("`match` requires `query`.", ({ query, sen
   return [{ path: at, message: at === "/match" ? "`match` requires `query`." : "`match` (from the search) requires `query`." }];
 });
 
+/**
+ * SerpApi pages hold `max(10, num)` results: with `num` 10 or more each call reads one page; below 10 a
+ * call may end one page and start the next.
+ */
+export function maxPatentRequests(query: Pick<PatentsSearchQuery, "num">): number {
+  return query.num < SERPAPI_MIN_NUM ? 2 : 1;
+}
+
 export const patentsSearch = defineCapability({
   id: "patents.search",
   title: "Patent search",
-  summary: "US granted patents from PatentsView by words, grant dates, assignee or inventor, with CPC classes.",
+  summary: "Patents and applications worldwide from Google Patents by words, dates, assignee, inventor or office.",
   description:
-    "Searches US granted patents in the PatentsView PatentSearch API (USPTO data). Filters, all optional but " +
-    "at least one required, combine: `query` (words in the title or abstract; `match`: `all` words by " +
-    "default, `any`, or the exact `phrase`), `from_date`/`to_date` (grant date range, YYYY-MM-DD, valid dates, " +
-    "`from_date` not after `to_date`), `assignee` (organization name as a phrase) and `inventor` (\"First Last\" " +
-    "or a last name). `sort`: `newest` (default) or `oldest` grant first. Each record has `patent_id` (the US " +
-    "patent number, e.g. 5116621, D912345), the title, a Google Patents URL, the start of the abstract as " +
-    "snippet and, when PatentsView has them, `date` (grant date), `type` (utility, design, plant, reissue), " +
-    "up to 10 `assignees` and `inventors`, up to 10 `cpc` groups (current CPC, e.g. A61K9/7061) and `cited_by` " +
-    "(times cited by US patents). Token paging: `more` continues after the last patent of the page " +
-    "(PatentSearch's `after` cursor). `details` (free, cached) gives the full abstract, kind code, application " +
-    "and filing dates, assignees and inventors with their places, all CPC groups and subclasses, citation " +
-    "counts and foreign priority claims. Needs PATENTSVIEW_API_KEY (a free key from PatentsView).",
+    "Searches Google Patents (every office it covers: US, EP, WO, CN, JP, KR, DE…) through SerpApi. Filters, " +
+    "all optional but at least one of `query`, `assignee`, `inventor`, `from_date`, `to_date` required, " +
+    "combine: `query` (words anywhere in the patent's text; `match`: `all` words as written, the default, " +
+    "which also reads Google Patents' syntax such as OR, NOT and parentheses; `any` of them; or the exact " +
+    "`phrase`), `from_date`/`to_date` (publication date range, YYYY-MM-DD, valid dates, `from_date` not after " +
+    "`to_date`), `assignee` and `inventor` (names as Google Patents writes them; commas separate " +
+    "alternatives), `country` (patent offices, e.g. US,EP) and `status` (`granted` or `application`). " +
+    "`sort`: `relevance` (default), or `newest`/`oldest` filing date first. Each record has `patent_id` " +
+    "(the publication number with its office and kind code, e.g. US8110241B2), the title, the Google " +
+    "Patents URL, Google's snippet and, when Google Patents has them, `priority_date`, `filing_date`, " +
+    "`grant_date`, `publication_date`, the first `assignee` and `inventor` as listed, `language` and " +
+    "`pdf_url`. Not offered (Google Patents' results carry neither): a patent's type, CPC classes and " +
+    "citation count on the record (they are in `details`), grant-date ranges (dates bound the publication " +
+    "date; a grant is published on its grant date). Page paging: `more` continues after the last record " +
+    "returned. `details` (4 credits the first time, then cached) gives the inventors and assignees, " +
+    "dates and application number, abstract, claims (up to 100), an excerpt of the description, CPC " +
+    "classifications, the family's applications with their legal status, citations and citing patents " +
+    "(counts and the first 20), the timeline and the legal events, and the PDF link.",
   topic: "research and reading",
   schema: patentsSearchSchema,
   recordKeys: Type.Object({
-    patent_id: Type.String({ description: "US patent number as PatentsView writes it (5116621, D912345, RE49000)." }),
-    date: Type.Optional(Type.String({ description: "Grant date, YYYY-MM-DD." })),
-    type: Type.Optional(Type.String({ description: "utility, design, plant, reissue…" })),
-    assignees: Type.Optional(Type.Array(Type.String(), { description: "Up to 10 assignees (organizations or people)." })),
-    inventors: Type.Optional(Type.Array(Type.String(), { description: "Up to 10 inventors, First Last." })),
-    cpc: Type.Optional(Type.Array(Type.String(), { description: "Up to 10 current CPC groups, e.g. A61K9/7061." })),
-    cited_by: Type.Optional(Type.Integer({ minimum: 0, description: "Times cited by US patents." })),
+    patent_id: Type.String({ description: "Publication number with office and kind code, e.g. US8110241B2, EP1627568A1." }),
+    priority_date: Type.Optional(Type.String({ description: "Earliest priority date, YYYY-MM-DD." })),
+    filing_date: Type.Optional(Type.String({ description: "Filing date, YYYY-MM-DD." })),
+    grant_date: Type.Optional(Type.String({ description: "Grant date, YYYY-MM-DD (granted patents)." })),
+    publication_date: Type.Optional(Type.String({ description: "Publication date of this document, YYYY-MM-DD." })),
+    assignee: Type.Optional(Type.String({ description: "The first assignee Google Patents lists." })),
+    inventor: Type.Optional(Type.String({ description: "The first inventor Google Patents lists." })),
+    language: Type.Optional(Type.String({ description: "Language of the listed text, e.g. en." })),
+    pdf_url: Type.Optional(Type.String({ description: "The patent document as a PDF." })),
   }),
-  paging: "token",
-  deadlineMs: 15_000,
-  cost: free("Free: PatentsView's API is free with a key; searches and details cost 0 credits."),
+  paging: "page",
+  deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
+  cost: serpApiPagedCost(
+    maxPatentRequests,
+    "4 credits ($0.004) per SerpApi search read: one Google Patents page of max(10, num) results. A call " +
+      "reads one page (two when `num` is under 10 and the call crosses a page end), billed as SerpApi " +
+      "answers, also when it finds nothing; `more` and `update` are billed the same; `details` 4 credits " +
+      "the first time, then cached.",
+  ),
   rules: [
     atLeastOne(["query", "assignee", "inventor", "from_date", "to_date"], "Provide at least one of `query`, `assignee`, `inventor`, `from_date` or `to_date`."),
     matchNeedsQuery,
@@ -86,47 +141,57 @@ export const patentsSearch = defineCapability({
   ],
   sources: [
     {
-      id: "patentsview",
-      title: "PatentsView",
-      requiredKeys: ["PATENTSVIEW_API_KEY"],
+      ...serpApiSourceOf("Google Patents"),
       async search(ctx, query, cursor) {
-        const at = parseCursor(cursor);
-        const response = await ctx.upstream.send<unknown>(toSearchRequest(query, at), ctx.signal);
-        return toSearchPage(response, query, at);
+        const got = await collectPages({
+          cursor,
+          want: query.num,
+          maxRequests: maxPatentRequests(query),
+          fetch: async (page) => {
+            const at = pageOf(page);
+            // serpApiSearch reads any engine's answer; this one the client checked against `patentsAnswer`.
+            const answer = await serpApiSearch(ctx, toSearchRequest(query, at));
+            return toProviderPage({ root: answer.root as PatentsAnswer, noResults: answer.noResults }, at);
+          },
+        });
+        return { records: got.items, next: got.next };
       },
     },
   ],
-  update: { example: { title: "The same patents, oldest grant first", params: { sort: "oldest" } } },
+  update: { example: { title: "The same patents, oldest filing first", params: { sort: "oldest" } } },
   actions: {
     details: {
-      description: "Full abstract, application, assignees and inventors with places, CPC groups, citation counts (free, cached).",
+      description:
+        "Inventors, assignees, dates, abstract, claims, a description excerpt, CPC classes, family, citations and legal events. 4 credits the first time, then cached.",
       mode: "fetched",
+      cost: SERPAPI_DETAIL_COST,
+      appliesTo: (record) => detailPatentId(record.ref?.patent_id) !== undefined,
       async run(ctx, record) {
-        const id = patentId(record.ref?.patent_id);
+        const id = detailPatentId(record.ref?.patent_id);
         if (id === undefined) {
           throw invalidRequest(
-            [{ path: "/record_id", message: "The record carries no patent number." }],
-            "This record has no stored patent number, so its details cannot be fetched.",
+            [{ path: "/record_id", message: "The record carries no Google Patents id." }],
+            "This record has no stored patent id, so its details cannot be fetched.",
           );
         }
-        const response = await ctx.upstream.send<unknown>(toDetailRequest(id), ctx.signal);
-        const detail = toDetail(response, id);
-        if (detail === undefined) {
-          throw invalidRequest(
-            [{ path: "/record_id", message: `PatentsView no longer lists patent ${id} (withdrawn patents leave the index).` }],
-            "This patent is gone from PatentsView; search again.",
-          );
+        const response = await ctx.upstream.send(toDetailRequest(id), ctx.signal);
+        // The description is a page SerpApi links to (free: not a search); a missing one is left out.
+        const page = toDescriptionRequest(response.body.description_link);
+        let description: string | undefined;
+        if (page !== undefined) {
+          const text = await ctx.upstream.send(page, ctx.signal);
+          if (text.status === 200) description = descriptionExcerpt(text.body);
         }
-        return detail;
+        return toDetail(response.body, id, description);
       },
     },
   },
   examples: [
-    { title: "Patents about anti-inflammatory analgesic patches", body: { query: "anti-inflammatory analgesic patch" } },
+    { title: "Patents about coffee (Google Patents query syntax)", body: { query: "(Coffee)" } },
     {
-      title: "Teikoku Seiyaku's patents granted 1990-1995, oldest first",
-      body: { assignee: "Teikoku Seiyaku", from_date: "1990-01-01", to_date: "1995-12-31", sort: "oldest" },
+      title: "Granted US patents on foaming instant coffee published 2010-2015, oldest filing first",
+      body: { query: "foaming instant coffee", country: "US", status: "granted", from_date: "2010-01-01", to_date: "2015-12-31", sort: "oldest" },
     },
-    { title: "Patents by inventor Noriyuki Sasaki mentioning any of patch or plaster", body: { inventor: "Noriyuki Sasaki", query: "patch plaster", match: "any", num: 5 } },
+    { title: "Patents by inventor Bary Lyn Zeller mentioning any of foam or froth", body: { inventor: "Bary Lyn Zeller", query: "foam froth", match: "any" } },
   ],
 });

@@ -13,6 +13,7 @@ import { SERPAPI_DETAIL_COST, SERPAPI_SEARCH_USD, serpApiSourceOf } from "../sha
 import { latLon } from "../shared/travel-fields.ts";
 import { cursorOf, MAX_PROVIDER_PAGES, pendingSlice, SOURCE, toPage, toRequest } from "./google-maps.ts";
 import { detailRequest, type PlaceRef, toDetail } from "./place-details.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const placesSearchSchema = Type.Object(
   {
@@ -67,6 +68,8 @@ export const placesSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: {
     maxMetered: () => SERPAPI_SEARCH_USD,
     typicalCredits: 4,
@@ -84,9 +87,10 @@ export const placesSearch = defineCapability({
         const served = pendingSlice(c, query.num);
         if (served !== null) return served;
         if (c.start === null) return { records: [], next: null };
-        const response = await ctx.upstream.send<unknown>(toRequest(query, c.start, c.ll), ctx.signal);
-        const page = toPage(response.status, response.body, query, c, ctx.now());
-        ctx.meter.charge(SERPAPI_SEARCH_USD);
+        const response = await ctx.upstream.send(toRequest(query, c.start, c.ll), ctx.signal);
+        const page = toPage(response.body, query, c, ctx.now());
+        // Billed once SerpApi answered; an answer from Quarry's cache of an identical search costs nothing.
+        if (response.cached === undefined) ctx.meter.charge(SERPAPI_SEARCH_USD);
         return page;
       },
     },
@@ -107,8 +111,8 @@ export const placesSearch = defineCapability({
             "This place has no details at the source.",
           );
         }
-        const response = await ctx.upstream.send<unknown>(request, ctx.signal);
-        return toDetail(response.status, response.body, ctx.now());
+        const response = await ctx.upstream.send(request, ctx.signal);
+        return toDetail(response.body, ctx.now());
       },
     },
   },

@@ -13,9 +13,11 @@
  * is left out), `min_rating` (without a rating: left out), `open_now` (only places whose open state
  * says open; an unknown state does not qualify). A page can be empty while a next page exists.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
-import { coordinatesOf, distanceMeters, type LatLon } from "../shared/geo.ts";
-import { defined, int, num, type Obj, str, strings } from "../shared/read.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { ProviderDrift } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
+import { coordinatesOf, distanceMeters, gpsCoordinates, type LatLon } from "../shared/geo.ts";
+import { defined, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { fetchedAt, nextPageParams, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
 import type { PlacesSearchQuery } from "./capability.ts";
@@ -24,6 +26,55 @@ export const SOURCE = "Google Maps via SerpApi";
 /** Provider pages a search may fetch (SPEC 8, "Places paging"). */
 export const MAX_PROVIDER_PAGES = 20;
 const DEFAULT_ZOOM = "14z";
+
+/** `search_metadata`: when SerpApi ran the search (`fetched_at`). */
+export const mapsMetadata = Type.Object({ created_at: Type.Optional(Type.String()) });
+
+/** The fields of a place both answers carry that the records read; only its title is required. */
+export const placeCommon = {
+  title: Type.String(),
+  place_id: Type.Optional(Type.String()),
+  data_id: Type.Optional(Type.String()),
+  gps_coordinates: Type.Optional(gpsCoordinates),
+  address: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+  website: Type.Optional(Type.String()),
+  open_state: Type.Optional(Type.String()),
+  rating: Type.Optional(Type.Number()),
+  reviews: Type.Optional(Type.Number()),
+  price: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  types: Type.Optional(Type.Array(Type.String())),
+};
+
+/** A place of `local_results[]` (its `type` one label, its `hours` one label). */
+export const localResult = Type.Object({ ...placeCommon, type: Type.Optional(Type.String()), hours: Type.Optional(Type.String()) });
+
+/**
+ * A place's own page (`place_results`, place-details.ts): its `type` a label or a list of them, its
+ * `hours` day by day, extensions, service options and review highlights.
+ */
+export const placeResult = Type.Object({
+  ...placeCommon,
+  type: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  plus_code: Type.Optional(Type.String()),
+  hours: Type.Optional(Type.Array(Type.Record(Type.String(), Type.String()))),
+  extensions: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Array(Type.String())))),
+  service_options: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+  user_reviews: Type.Optional(Type.Object({ summary: Type.Optional(Type.Array(Type.Object({ snippet: Type.Optional(Type.String()) }))) })),
+});
+
+/**
+ * A google_maps search answer: `local_results[]` and the next page's link; or, when the query names
+ * one place, that place's page (`place_results`). One of the two is there (toPage checks it).
+ */
+export const mapsSearchAnswer = Type.Object({
+  search_metadata: Type.Optional(mapsMetadata),
+  local_results: Type.Optional(Type.Array(localResult)),
+  place_results: Type.Optional(placeResult),
+  serpapi_pagination: Type.Optional(Type.Object({ next: Type.Optional(Type.String()) })),
+});
+export type MapsSearchAnswer = Static<typeof mapsSearchAnswer>;
 
 /** Where the search continues: the next provider page's offset, pages fetched so far, and places not yet returned. */
 export interface PlacesCursor {
@@ -56,15 +107,31 @@ export function llOf(query: PlacesSearchQuery): string | undefined {
   return `@${at.lat},${at.lon},${scale}`;
 }
 
-export function toRequest(query: PlacesSearchQuery, start: number, ll: string | undefined): UpstreamRequest {
-  return serpApiRequest("google_maps", {
-    type: "search",
-    q: query.query,
-    ll: llOf(query) ?? ll,
-    hl: query.language,
-    gl: query.country?.toLowerCase(),
-    start,
-  });
+export function toRequest(query: PlacesSearchQuery, start: number, ll: string | undefined): JsonRequest<typeof mapsSearchAnswer> {
+  return serpApiRequest(
+    "google_maps",
+    {
+      type: "search",
+      q: query.query,
+      ll: llOf(query) ?? ll,
+      hl: query.language,
+      gl: query.country?.toLowerCase(),
+      start,
+    },
+    mapsSearchAnswer,
+  );
+}
+
+/**
+ * The places of an answer: its `local_results`, or the one place whose page Google opened for the
+ * query (its list-style `type` and day-by-day `hours` are read as the list's). Neither is drift.
+ */
+function placesOf(root: Obj): Obj[] {
+  if (Array.isArray(root.local_results)) return objects(root, "local_results");
+  const place = obj(root.place_results);
+  if (place === undefined) throw new ProviderDrift("serpapi", "/local_results", "is missing");
+  const types = strings(place.type);
+  return [{ ...place, type: str(place.type) ?? types?.[0], types: place.types ?? types, hours: undefined }];
 }
 
 /** The next slice: pending places first (no provider call); otherwise null, meaning "fetch `start`". */
@@ -74,10 +141,10 @@ export function pendingSlice(c: PlacesCursor, num: number): SourcePage | null {
 }
 
 /** A fetched provider page: its places mapped and filtered, `num` returned, the rest pending. */
-export function toPage(status: number, body: unknown, query: PlacesSearchQuery, c: PlacesCursor, now: Date): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+export function toPage(body: MapsSearchAnswer, query: PlacesSearchQuery, c: PlacesCursor, now: Date): SourcePage {
+  const { root, noResults } = readSerpApi(body);
   const pages = c.pages + 1;
-  const places = noResults ? [] : objects(root, "local_results");
+  const places = noResults ? [] : placesOf(root);
   const at = fetchedAt(root, now);
   const mapped = places.map((p) => toRecord(p, query, at));
   const kept = mapped.filter((r) => keeps(r, query));

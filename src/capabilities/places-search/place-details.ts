@@ -3,14 +3,15 @@
  * `data` built from the place's data id and coordinates) mapped to contacts, hours, location and
  * amenities. Pure: request builder and body mapper.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { ActionOutput } from "../framework/define.ts";
 import { coordinatesOf } from "../shared/geo.ts";
 import { arr, bool, clip, defined, httpUrl, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
 import type { PlacesSearchQuery } from "./capability.ts";
-import { mapsUrl, openNowOf, SOURCE } from "./google-maps.ts";
+import { mapsMetadata, mapsUrl, openNowOf, placeResult, SOURCE } from "./google-maps.ts";
 
 /** The identifiers a search record keeps for its details. */
 export interface PlaceRef {
@@ -20,18 +21,22 @@ export interface PlaceRef {
   lon?: number;
 }
 
+/** A place's page (google_maps with `place_id` or `data`): `place_results` is required. */
+export const placeAnswer = Type.Object({ search_metadata: Type.Optional(mapsMetadata), place_results: placeResult });
+export type PlaceAnswer = Static<typeof placeAnswer>;
+
 /** A place by its place id, else by SerpApi's `data` form (`!4m5!3m4!1s<data_id>!8m2!3d<lat>!4d<lon>`); undefined without either. */
-export function detailRequest(query: PlacesSearchQuery, ref: PlaceRef): UpstreamRequest | undefined {
+export function detailRequest(query: PlacesSearchQuery, ref: PlaceRef): JsonRequest<typeof placeAnswer> | undefined {
   const common = { hl: query.language, gl: query.country?.toLowerCase() };
-  if (ref.place_id !== undefined) return serpApiRequest("google_maps", { place_id: ref.place_id, ...common });
+  if (ref.place_id !== undefined) return serpApiRequest("google_maps", { place_id: ref.place_id, ...common }, placeAnswer);
   if (ref.data_id !== undefined && ref.lat !== undefined && ref.lon !== undefined) {
-    return serpApiRequest("google_maps", { type: "place", data: `!4m5!3m4!1s${ref.data_id}!8m2!3d${ref.lat}!4d${ref.lon}`, ...common });
+    return serpApiRequest("google_maps", { type: "place", data: `!4m5!3m4!1s${ref.data_id}!8m2!3d${ref.lat}!4d${ref.lon}`, ...common }, placeAnswer);
   }
   return undefined;
 }
 
-export function toDetail(status: number, body: unknown, now = new Date()): ActionOutput {
-  const { root, noResults } = readSerpApi(status, body);
+export function toDetail(body: PlaceAnswer, now = new Date()): ActionOutput {
+  const { root, noResults } = readSerpApi(body);
   const place = obj(root.place_results);
   if (noResults || place === undefined) {
     return { detail: { found: false, note: "Google Maps returned no details for this place now." }, links: [] };

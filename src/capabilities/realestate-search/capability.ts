@@ -12,6 +12,7 @@ import { range } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
 import { propertyRequest, toPropertyDetail } from "./zillow-property.ts";
 import { SOURCE, toProviderPage, toRequest } from "./zillow-search.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const HOME_TYPES = ["house", "condo", "townhouse", "multi_family", "apartment", "land", "manufactured"] as const;
 export const SORTS = ["relevance", "newest", "price_asc", "price_desc", "beds", "baths", "sqft"] as const;
@@ -95,6 +96,8 @@ export const realestateSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: {
     maxMetered: () => MAX_REQUESTS * REALESTATE_USD,
     typicalCredits: 4,
@@ -108,7 +111,7 @@ export const realestateSearch = defineCapability({
     {
       id: "zillow",
       title: "Zillow listing API (zillow-com1, RapidAPI)",
-      requiredKeys: ["REALESTATE_API_KEY"],
+      providers: ["realestate"],
       async search(ctx, query, cursor) {
         let left = 0;
         const got = await collectPages({
@@ -117,9 +120,10 @@ export const realestateSearch = defineCapability({
           maxRequests: MAX_REQUESTS,
           fetch: async (page) => {
             const n = typeof page === "number" ? page : 1;
-            const response = await ctx.upstream.send<unknown>(toRequest(query, n), ctx.signal);
+            const response = await ctx.upstream.send(toRequest(query, n), ctx.signal);
             const read = toProviderPage(response.body, n, query, ctx.now());
-            ctx.meter.charge(REALESTATE_USD);
+            // An answer from Quarry's cache of an identical request costs nothing.
+            if (response.cached === undefined) ctx.meter.charge(REALESTATE_USD);
             left += read.left;
             return read;
           },
@@ -141,7 +145,7 @@ export const realestateSearch = defineCapability({
         if (typeof zpid !== "string" || !/^\d+$/.test(zpid)) {
           throw invalidRequest([{ path: "/record_id", message: "The record carries no Zillow property id (zpid)." }], "This listing cannot be looked up.");
         }
-        const response = await ctx.upstream.send<unknown>(propertyRequest(zpid), ctx.signal);
+        const response = await ctx.upstream.send(propertyRequest(zpid), ctx.signal);
         return toPropertyDetail(response.body, zpid);
       },
     },

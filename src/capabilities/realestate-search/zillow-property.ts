@@ -4,16 +4,66 @@
  * API reports as such (`lastSoldPrice`, `dateSold`): when it reports none, both stay unknown
  * (null), never filled from the price history or an estimate. Pure mappers; no I/O.
  */
-import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, defined, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import type { JsonObject, JsonValue, Link } from "../types.ts";
-import { dayOf, listingUrl, SOURCE } from "./zillow-search.ts";
+import { dayOf, listingUrl, SOURCE, zillowRefusal, zpidValue } from "./zillow-search.ts";
 
 const MAX_HISTORY = 30;
 
-export function propertyRequest(zpid: string): UpstreamRequest {
-  return { provider: "realestate", method: "GET", path: "/property", query: { zpid } };
+const text = nullish(Type.String());
+const number = nullish(Type.Number());
+
+/**
+ * A `GET /property` answer as the detail reads it: the property's zpid (required: an answer without
+ * one is not this property), its facts (null when the API has none), price history and listing
+ * facts (`resoFacts`, kept as listed).
+ */
+export const propertyAnswer = Type.Object({
+  zpid: zpidValue,
+  address: nullish(
+    Type.Object({ streetAddress: text, city: text, state: text, zipcode: text, neighborhood: text }),
+  ),
+  streetAddress: text,
+  city: text,
+  state: text,
+  zipcode: text,
+  homeType: text,
+  homeStatus: text,
+  price: number,
+  currency: text,
+  bedrooms: number,
+  bathrooms: number,
+  livingArea: number,
+  lotAreaValue: number,
+  lotAreaUnits: text,
+  yearBuilt: number,
+  daysOnZillow: number,
+  monthlyHoaFee: number,
+  propertyTaxRate: number,
+  zestimate: number,
+  rentZestimate: number,
+  brokerageName: text,
+  latitude: number,
+  longitude: number,
+  description: text,
+  hdpUrl: text,
+  url: text,
+  lastSoldPrice: number,
+  dateSold: number,
+  priceHistory: nullish(
+    Type.Array(
+      Type.Object({ date: text, time: number, event: text, price: number, pricePerSquareFoot: number, source: text }),
+    ),
+  ),
+  resoFacts: nullish(Type.Record(Type.String(), Type.Unknown())),
+});
+export type PropertyAnswer = Static<typeof propertyAnswer>;
+
+export function propertyRequest(zpid: string): JsonRequest<typeof propertyAnswer> {
+  return { provider: "realestate", method: "GET", path: "/property", query: { zpid }, response: propertyAnswer, refusal: zillowRefusal };
 }
 
 function historyEntry(e: Obj): JsonObject {
@@ -37,12 +87,8 @@ function resoFacts(value: unknown): JsonObject | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export function toPropertyDetail(body: unknown, zpid: string): { detail: JsonObject; links: Link[] } {
-  const p = obj(body);
-  if (p === undefined || (p.zpid === undefined && p.address === undefined)) {
-    const said = str(p?.message) ?? str(p?.error);
-    throw new ApiError("provider_error", `The Zillow listing API has no property ${zpid}${said === undefined ? "" : `: ${said}`}.`);
-  }
+export function toPropertyDetail(body: PropertyAnswer, zpid: string): { detail: JsonObject; links: Link[] } {
+  const p: Obj = body;
   const address = obj(p.address) ?? {};
   const history = (arr(p.priceHistory) ?? []).map(obj).filter((e): e is Obj => e !== undefined).map(historyEntry);
   const url = listingUrl(p.hdpUrl) ?? listingUrl(p.url);

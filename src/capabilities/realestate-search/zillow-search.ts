@@ -8,8 +8,11 @@
  * status allows and keeps only listings whose reported type is one asked for, so a page can be
  * short or empty while more pages remain (spec 4.6).
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullish, ProviderDrift } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { ProviderPage } from "../shared/provider-pages.ts";
 import { bool, defined, int, num, numeric, type Obj, obj, str } from "../shared/read.ts";
 import type { JsonValue, RecordDraft } from "../types.ts";
@@ -17,6 +20,68 @@ import type { RealestateSearchQuery } from "./capability.ts";
 
 export const SOURCE = "Zillow via RapidAPI (zillow-com1)";
 export const ZILLOW = "https://www.zillow.com";
+
+/** A Zillow property id: the API sends it as a string in listings and as a number in details. */
+export const zpidValue = Type.Union([Type.String(), Type.Number()]);
+
+/**
+ * A listing of `props[]` as the records read it. The API sends null for what a listing lacks; only
+ * the zpid is required (details and the record's ref need it).
+ */
+export const zillowListing = Type.Object({
+  zpid: zpidValue,
+  address: nullish(Type.String()),
+  listingStatus: nullish(Type.String()),
+  statusText: nullish(Type.String()),
+  propertyType: nullish(Type.String()),
+  price: nullish(Type.Union([Type.Number(), Type.String()])),
+  currency: nullish(Type.String()),
+  country: nullish(Type.String()),
+  bedrooms: nullish(Type.Number()),
+  bathrooms: nullish(Type.Number()),
+  livingArea: nullish(Type.Number()),
+  lotAreaValue: nullish(Type.Union([Type.Number(), Type.String()])),
+  lotAreaUnit: nullish(Type.String()),
+  daysOnZillow: nullish(Type.Number()),
+  datePriceChanged: nullish(Type.Number()),
+  brokerName: nullish(Type.String()),
+  isShowcaseListing: nullish(Type.Boolean()),
+  latitude: nullish(Type.Number()),
+  longitude: nullish(Type.Number()),
+  detailUrl: nullish(Type.String()),
+  variableData: nullish(Type.Object({ text: nullish(Type.String()) })),
+});
+
+/**
+ * A `propertyExtendedSearch` answer: `props[]` with the page counts; or, for an exact address, the
+ * one property's `zpid` instead; or no listings at all (`totalResultCount` 0). toProviderPage checks
+ * that one of the three is there.
+ */
+export const extendedSearchAnswer = Type.Object({
+  props: Type.Optional(Type.Array(zillowListing)),
+  currentPage: nullish(Type.Number()),
+  totalPages: nullish(Type.Number()),
+  totalResultCount: nullish(Type.Number()),
+  zpid: Type.Optional(zpidValue),
+});
+export type ExtendedSearchAnswer = Static<typeof extendedSearchAnswer>;
+
+/**
+ * The API's own refusals in an HTTP 200 body (`{"message": …}` or `{"error": …}` without listings or
+ * a property), before the schema; RapidAPI's 401/403/429 are the upstream client's. Shared by the
+ * search and the property request.
+ */
+export function zillowRefusal(body: unknown, status: number): ApiError | undefined {
+  const root = obj(body);
+  if (status < 200 || status >= 300 || root === undefined) return undefined;
+  if (root.props !== undefined || root.zpid !== undefined || int(root.totalResultCount) === 0) return undefined;
+  const said = str(root.message) ?? str(root.error);
+  if (said === undefined) return undefined;
+  return new ApiError("provider_error", `The Zillow listing API refused the request: ${said}`, {
+    retryable: false,
+    hint: "Nothing was charged. The same request is likely to be refused again: check the query (a US city, state, ZIP code or neighborhood).",
+  });
+}
 
 /** The API serves at most 20 pages of a search. */
 export const MAX_PROVIDER_PAGE = 20;
@@ -74,12 +139,14 @@ function homeTypeParam(query: RealestateSearchQuery): string | undefined {
   return [...new Set(names)].join(",");
 }
 
-export function toRequest(query: RealestateSearchQuery, page: number): UpstreamRequest {
+export function toRequest(query: RealestateSearchQuery, page: number): JsonRequest<typeof extendedSearchAnswer> {
   const rent = query.listing_status === "for_rent";
   return {
     provider: "realestate",
     method: "GET",
     path: "/propertyExtendedSearch",
+    response: extendedSearchAnswer,
+    refusal: zillowRefusal,
     query: {
       location: query.query,
       status_type: STATUS_TYPE[query.listing_status],
@@ -95,14 +162,18 @@ export function toRequest(query: RealestateSearchQuery, page: number): UpstreamR
 }
 
 /** One provider page: its listings (of the home types asked for), and the next page number. */
-export function toProviderPage(body: unknown, page: number, query: RealestateSearchQuery, now: Date): ProviderPage<RecordDraft> & { left: number } {
-  const root = obj(body);
-  const props = root?.props;
-  if (root === undefined || !Array.isArray(props)) {
+export function toProviderPage(
+  body: ExtendedSearchAnswer,
+  page: number,
+  query: RealestateSearchQuery,
+  now: Date,
+): ProviderPage<RecordDraft> & { left: number } {
+  const root: Obj = body;
+  const props = root.props;
+  if (!Array.isArray(props)) {
     // An exact address answers a zpid instead of a list: not a listing search.
-    if (root !== undefined && (root.zpid !== undefined || int(root.totalResultCount) === 0)) return { items: [], next: null, left: 0 };
-    const said = str(root?.message) ?? str(root?.error);
-    throw new ApiError("provider_error", `The Zillow listing API answered without listings${said === undefined ? "" : `: ${said}`}.`);
+    if (root.zpid !== undefined || int(root.totalResultCount) === 0) return { items: [], next: null, left: 0 };
+    throw new ProviderDrift("realestate", "/props", "is missing");
   }
   const fetchedAt = now.toISOString();
   const all = props.map(obj).filter((p): p is Obj => p !== undefined);
@@ -197,3 +268,13 @@ function toRecord(p: Obj, fetchedAt: string): RecordDraft {
   };
   return { summary, ...(zpid === undefined ? {} : { ref: { zpid } }) };
 }
+
+/**
+ * The live check's probe: one listing page of a search that always has listings (one RapidAPI
+ * request), built and checked as realestate.search's own.
+ */
+export const zillowProbe: ProviderProbe = {
+  provider: "realestate",
+  what: "one listing page (Santa Monica, CA, for sale; one RapidAPI request)",
+  request: toRequest({ query: "Santa Monica, CA", listing_status: "for_sale", sort: "relevance", num: 1 }, 1),
+};

@@ -5,13 +5,34 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import type { RealestateSearchQuery } from "./capability.ts";
-import { toPropertyDetail } from "./zillow-property.ts";
-import { addressParts, priceKind, SOURCE, toProviderPage, toRequest } from "./zillow-search.ts";
+import { type PropertyAnswer, propertyAnswer, propertyRequest, toPropertyDetail } from "./zillow-property.ts";
+import {
+  addressParts,
+  type ExtendedSearchAnswer,
+  extendedSearchAnswer,
+  priceKind,
+  SOURCE,
+  toProviderPage,
+  toRequest,
+  zillowProbe,
+} from "./zillow-search.ts";
 
 const NOW = new Date("2030-01-02T03:04:05Z");
-const body = (file: string) => fixture("realestate", file);
+// The documented examples as the upstream client passes them: each fits its declared answer.
+const body = (file: string) => checkShape("realestate", extendedSearchAnswer, fixture("realestate", file));
+const property = (file: string) => checkShape("realestate", propertyAnswer, fixture("realestate", file));
+/** What the source makes of a search answer: the upstream client's check (the API's refusals, then the schema), then the mapper. */
+function listings(answer: unknown, query: RealestateSearchQuery, page = 1) {
+  checkJsonAnswer(toRequest(query, page), 200, answer);
+  return toProviderPage(answer as ExtendedSearchAnswer, page, query, NOW);
+}
+function detailOf(answer: unknown, zpid: string) {
+  checkJsonAnswer(propertyRequest(zpid), 200, answer);
+  return toPropertyDetail(answer as PropertyAnswer, zpid);
+}
 const q = (over: Partial<RealestateSearchQuery> = {}): RealestateSearchQuery => ({
   query: "Santa Monica, CA",
   listing_status: "for_sale",
@@ -106,26 +127,49 @@ test("home types: only the types asked for, the rest counted as left out", () =>
   assert.equal(page.next, 2, "more pages remain even when this one is short");
 });
 
-test("answers without listings: an exact address match is empty; anything else is a provider error", () => {
-  assert.deepEqual(toProviderPage({ zpid: "20485717" }, 1, q(), NOW).items, []);
-  assert.deepEqual(toProviderPage({ props: [], totalPages: 0 }, 1, q(), NOW), { items: [], next: null, left: 0 });
+test("answers without listings: an exact address match or no match is empty; a refusal is a provider error; anything else is drift", () => {
+  assert.deepEqual(listings({ zpid: "20485717" }, q()).items, []);
+  assert.deepEqual(listings({ props: [], totalPages: 0 }, q()), { items: [], next: null, left: 0 });
+  assert.deepEqual(listings({ totalResultCount: 0 }, q()).items, []);
   assert.throws(
-    () => toProviderPage({ message: "You are not subscribed to this API." }, 1, q(), NOW),
+    () => listings({ message: "You are not subscribed to this API." }, q()),
     (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /not subscribed/.test(e.message),
   );
+  const drift = (answer: unknown, pointer: RegExp) =>
+    assert.throws(() => listings(answer, q()), (e: unknown) => e instanceof ProviderDrift && e.code === "provider_error" && pointer.test(e.message));
+  drift({ results: [], totalPages: 1 }, /\/props is missing/);
+  const renamed = structuredClone(fixture("realestate", "extended_search_santa_monica_for_sale_p1.json")) as { props: Record<string, unknown>[] };
+  renamed.props[0]!.id = renamed.props[0]!.zpid;
+  delete renamed.props[0]!.zpid;
+  drift(renamed, /\/props\/0\/zpid is missing/);
+  const retyped = structuredClone(fixture("realestate", "extended_search_santa_monica_for_sale_p1.json")) as { props: Record<string, unknown>[] };
+  retyped.props[0]!.bedrooms = "2";
+  drift(retyped, /\/props\/0\/bedrooms/);
+});
+
+test("probe: one listing page, the adapter's own request and declared answer", () => {
+  assert.equal(zillowProbe.provider, "realestate");
+  assert.equal(zillowProbe.request.path, "/propertyExtendedSearch");
+  assert.equal(zillowProbe.request.response, extendedSearchAnswer);
+  const sent = Object.fromEntries(Object.entries(zillowProbe.request.query ?? {}).filter(([, v]) => v !== undefined));
+  assert.deepEqual(sent, { location: "Santa Monica, CA", status_type: "ForSale", page: 1 });
 });
 
 test("property detail: facts, reported sale history, listing link; an unreported last sale stays unknown", () => {
-  const sold = toPropertyDetail(body("property_20485717.json"), "20485717");
+  const sold = toPropertyDetail(property("property_20485717.json"), "20485717");
   assert.deepEqual(sold.detail.last_sale, { price: 880000, date: "2015-01-01" });
   assert.deepEqual((sold.detail.sale_history as JsonObject[]).map((e) => e.price), [880000, 700000]);
   assert.equal((sold.detail.price_history as JsonObject[]).length, 3);
   assert.equal((sold.detail.facts as JsonObject).year_built, 1989);
   assert.deepEqual(((sold.detail.facts as JsonObject).features as JsonObject).view, ["Ocean"]);
   assert.deepEqual(sold.links, [{ label: "Listing on Zillow", url: "https://www.zillow.com/homedetails/101-California-Ave-UNIT-506-Santa-Monica-CA-90403/20485717_zpid/" }]);
-  const never = toPropertyDetail(body("property_20484923.json"), "20484923");
+  const never = toPropertyDetail(property("property_20484923.json"), "20484923");
   assert.deepEqual(never.detail.last_sale, { price: null, date: null });
   assert.deepEqual(never.detail.sale_history, []);
   assert.equal("zestimate" in (never.detail.facts as JsonObject), false);
-  assert.throws(() => toPropertyDetail({ message: "Property not found" }, "1"), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+  assert.throws(() => detailOf({ message: "Property not found" }, "1"), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /Property not found/.test(e.message));
+  const renamed = structuredClone(fixture("realestate", "property_20485717.json")) as Record<string, unknown>;
+  renamed.id = renamed.zpid;
+  delete renamed.zpid;
+  assert.throws(() => detailOf(renamed, "20485717"), (e: unknown) => e instanceof ProviderDrift && /\/zpid is missing/.test(e.message));
 });

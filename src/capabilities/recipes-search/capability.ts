@@ -8,9 +8,11 @@ import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
 import { num, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import { exactlyOne } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
 import { lookupRequest, mealDetail, NOT_INFERRED, parseMeals, SELECTORS, storedMealDetail, toPage, toRequest } from "./themealdb.ts";
+import { DAY } from "../framework/durations.ts";
 
 const ONE_OF = "Give exactly one of `query`, `ingredient`, `category`, `cuisine`; they cannot be combined.";
 
@@ -56,7 +58,7 @@ export function mergeRecipeUpdate(stored: RecipesSearchQuery, params: JsonObject
 async function lookUpAgain(ctx: CapabilityContext<unknown>, record: RecordView<RecipesSearchQuery>) {
   const mealId = record.ref?.meal_id;
   if (typeof mealId !== "string" || mealId === "") throw sessionExpired(STORED_DETAIL_GONE);
-  const response = await ctx.upstream.send<unknown>(lookupRequest(mealId), ctx.signal);
+  const response = await ctx.upstream.send(lookupRequest(mealId), ctx.signal);
   const meal = parseMeals(response.body)[0];
   if (meal === undefined) throw sessionExpired(`TheMealDB no longer has meal ${mealId}; execute the search again.`);
   return mealDetail(meal);
@@ -85,17 +87,18 @@ export const recipesSearch = defineCapability({
   }),
   paging: "local",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free("Free: TheMealDB's public API has no per-call cost."),
   rules: [oneSelector],
   sources: [
-    {
+    httpSource({
       id: "themealdb",
       title: "TheMealDB",
-      async search(ctx, query) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-        return toPage(response.body, response.text ?? JSON.stringify(response.body), query);
-      },
-    },
+      provider: "themealdb",
+      request: (query: RecipesSearchQuery) => toRequest(query),
+      toPage: (body, query, _cursor, response) => toPage(body, response.text ?? JSON.stringify(body), query),
+    }),
   ],
   update: {
     rule:

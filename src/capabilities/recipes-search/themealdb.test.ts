@@ -3,16 +3,21 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import fc from "fast-check";
-import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import {
   ATTRIBUTION,
   ingredientsOf,
   lookupRequest,
+  type Meal,
+  mealDbMeals,
+  type MealDbMeals,
+  mealDbRefusal,
   mealDetail,
   parseMeals,
   snippetOf,
   storedMealDetail,
   toPage,
+  themealdbProbe,
   toRequest,
 } from "./themealdb.ts";
 
@@ -20,8 +25,15 @@ function fixtureText(name: string): string {
   return readFileSync(new URL(`../../../fixtures/providers/themealdb/${name}`, import.meta.url), "utf8");
 }
 
-function fixture(name: string): unknown {
-  return JSON.parse(fixtureText(name));
+/** A body as the upstream client hands it over: the no-match answer passed on, anything else checked against the declared answer. */
+function body(text: string): MealDbMeals {
+  const parsed: unknown = JSON.parse(text);
+  checkJsonAnswer(lookupRequest("1"), 200, parsed);
+  return parsed as MealDbMeals;
+}
+
+function fixture(name: string) {
+  return body(fixtureText(name));
 }
 
 test("query maps to search.php?s= with the literal {api_key} path segment, trimmed", () => {
@@ -47,7 +59,7 @@ test("lookupRequest targets lookup.php?i=", () => {
 
 test("a full meal from search.php becomes a record; its stored detail is mapped from the page source", () => {
   const text = fixtureText("search_single_result.json");
-  const page = toPage(JSON.parse(text), text);
+  const page = toPage(body(text), text);
   assert.equal(page.source, text, "the body as sent is the page's source");
   assert.equal(page.next, null);
   assert.equal(page.records.length, 1);
@@ -77,7 +89,7 @@ test("a full meal from search.php becomes a record; its stored detail is mapped 
     ["Original recipe", "Video", "Photo", "TheMealDB page"],
   );
   // The same detail as mapping the meal directly; nothing for an id the source does not hold.
-  const [meal] = parseMeals(JSON.parse(text));
+  const [meal] = parseMeals(body(text));
   assert.ok(meal);
   assert.deepEqual(stored, mealDetail(meal));
   assert.equal(storedMealDetail(text, "52772"), null);
@@ -88,7 +100,7 @@ test("a full meal from search.php becomes a record; its stored detail is mapped 
 
 test("filter.php pages keep no source (partial meals: their details are looked up)", () => {
   const text = fixtureText("filter_by_category.json");
-  assert.equal(toPage(JSON.parse(text), text).source, undefined);
+  assert.equal(toPage(body(text), text).source, undefined);
   // A partial meal of that id is not a stored detail.
   assert.equal(storedMealDetail(text, "52823"), null);
 });
@@ -112,7 +124,7 @@ test("mixed empty-string and null slots (lookup.php body) are both dropped; a bl
   assert.equal(detail.cuisine, "Japanese");
   assert.deepEqual(detail.tags, ["Meat", "Casserole"]);
   assert.ok(!links.some((l) => l.label === "Original recipe"));
-  const lone = ingredientsOf({ idMeal: "1", strIngredient1: "salt", strMeasure1: " ", strIngredient2: null });
+  const lone = ingredientsOf({ idMeal: "1", strMeal: "Salt", strIngredient1: "salt", strMeasure1: " ", strIngredient2: null } as Meal);
   assert.deepEqual(lone, [{ ingredient: "salt" }]);
 });
 
@@ -173,12 +185,31 @@ test("area Unknown is not reported as a cuisine; blank values are omitted, never
   assert.equal(summary.snippet, "Cook.");
 });
 
-test("unexpected bodies are provider errors", () => {
-  for (const body of [null, "html", [], { categories: [] }, { meals: "x" }]) {
-    assert.throws(
-      () => toPage(body),
-      (e: unknown) => e instanceof ApiError && e.code === "provider_error",
-    );
+test("every request declares the meals answer; every recording fits it, {\"meals\": null} included", () => {
+  for (const req of [toRequest({ query: "x" }), toRequest({ category: "Seafood" }), lookupRequest("1"), themealdbProbe.request]) {
+    assert.equal(req.response, mealDbMeals);
+  }
+  assert.deepEqual(themealdbProbe.request.query, { i: "52772" });
+  for (const f of ["lookup_by_id.json", "filter_by_category.json", "search_single_result.json"]) checkShape("themealdb", mealDbMeals, JSON.parse(fixtureText(f)));
+  // The recorded no-match answer is TheMealDB's "no results", passed on to the mapper, not drift.
+  assert.equal(mealDbRefusal(JSON.parse(fixtureText("search_no_results.json")), 200), "no_results");
+  assert.doesNotThrow(() => checkJsonAnswer(toRequest({ query: "xablau" }), 200, { meals: null }));
+  assert.equal(mealDbRefusal({ meals: [] }, 200), undefined);
+  assert.equal(toRequest({ query: "x" }).refusal, mealDbRefusal);
+});
+
+test("unexpected bodies are drift naming TheMealDB and the field", () => {
+  const drift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^TheMealDB answered in a shape/.test(e.message);
+  for (const [value, pointer] of [
+    ["html", ""],
+    [[], ""],
+    [{ categories: [] }, "/meals"],
+    [{ meals: "x" }, "/meals"],
+    [{ meals: [{ strMeal: "No id" }] }, "/meals/0/idMeal"],
+    [{ meals: [{ idMeal: 52772, strMeal: "Numeric id" }] }, "/meals/0/idMeal"],
+    [{ meals: [{ idMeal: "1", strMeal: "x", strIngredient3: 4 }] }, "/meals/0/strIngredient3"],
+  ] as const) {
+    assert.throws(() => checkShape("themealdb", mealDbMeals, value), drift(pointer), JSON.stringify(value));
   }
 });
 

@@ -1,10 +1,16 @@
 /**
  * TheMealDB adapter for recipes.search: pure mappers from a validated query to the upstream request
- * (search.php / filter.php / lookup.php) and from TheMealDB bodies to records and stored details.
- * No I/O here; `capability.ts` glues these to the upstream client.
+ * (search.php / filter.php / lookup.php, each declaring the answer it reads) and from TheMealDB
+ * bodies to records and stored details. `{"meals": null}` is TheMealDB's "no match": its refusal
+ * hook passes it on as "no results" (an empty page, never drift), so the declared answer is the list
+ * itself and a changed meal is drift at its own field. No I/O here; `capability.ts` glues these to
+ * the upstream client.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { checkShape, nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 
 /** The four selectors, in the order used to name the "first" one when several are given. */
@@ -24,8 +30,49 @@ export const NOT_INFERRED = "Nutrition, allergy safety and storage suitability a
 const MEAL_PAGE = "https://www.themealdb.com/meal/";
 const SNIPPET_CHARS = 240;
 
-/** TheMealDB meals are flat objects of strings or nulls (`idMeal` is a string too). */
-type Meal = Record<string, unknown>;
+/** A TheMealDB text field: a string, "" or null for none (TheMealDB mixes them). */
+const text_ = nullish(Type.String());
+
+/**
+ * strIngredientN / strMeasureN (N = 1..20) paired; slots whose ingredient is empty or null are
+ * dropped (TheMealDB mixes "" and null for unused slots), and a blank measure is left out.
+ */
+const INGREDIENT_FIELDS = Array.from({ length: 20 }, (_, i) => [`strIngredient${i + 1}`, `strMeasure${i + 1}`] as const);
+
+/**
+ * A meal: flat strings or nulls. `idMeal` (a string) and `strMeal` are always there; filter.php's
+ * meals carry only them and the picture; search.php and lookup.php's carry every field. The 40
+ * ingredient and measure slots are checked (a string or null when present) but read by name.
+ */
+export const mealDbMeal = Type.Object({
+  idMeal: Type.String(),
+  strMeal: Type.String(),
+  strInstructions: text_,
+  strCategory: text_,
+  strArea: text_,
+  strTags: text_,
+  strSource: text_,
+  strYoutube: text_,
+  strMealThumb: text_,
+  ...(Object.fromEntries(INGREDIENT_FIELDS.flat().map((field) => [field, text_])) as Record<never, never>),
+});
+
+/** A TheMealDB meal answer that found meals (`{"meals": null}`, no match, is read by `mealDbRefusal`). */
+export const mealDbMeals = Type.Object({ meals: Type.Array(mealDbMeal) });
+
+export type Meal = Static<typeof mealDbMeal>;
+/** What a meal request's mapper gets: the checked list, or TheMealDB's no-match answer passed on unchecked. */
+export type MealDbMeals = Static<typeof mealDbMeals> | { meals: null };
+
+/** TheMealDB's "no match" (`{"meals": null}`, HTTP 200): no results, an empty page (refusal hook). */
+export function mealDbRefusal(body: unknown, _status: number): "no_results" | undefined {
+  return typeof body === "object" && body !== null && "meals" in body && (body as { meals: unknown }).meals === null ? "no_results" : undefined;
+}
+
+/** A meal's field by name (the ingredient and measure slots). */
+function field(meal: Meal, name: string): unknown {
+  return (meal as Record<string, unknown>)[name];
+}
 
 /** The selectors present in a query, in SELECTORS order. */
 export function givenSelectors(query: RecipesQuery): Selector[] {
@@ -36,7 +83,7 @@ export function givenSelectors(query: RecipesQuery): Selector[] {
  * search.php for `query`; filter.php with `i` / `c` / `a` for ingredient / category / cuisine.
  * The path carries the literal `{api_key}`: the upstream client substitutes the key (default `1`).
  */
-export function toRequest(query: RecipesQuery): UpstreamRequest {
+export function toRequest(query: RecipesQuery): JsonRequest<typeof mealDbMeals> {
   const selector = givenSelectors(query)[0];
   if (selector === undefined) throw new ApiError("internal_error", "recipes.search ran without a selector.");
   const value = (query[selector] ?? "").trim();
@@ -49,26 +96,17 @@ export function toRequest(query: RecipesQuery): UpstreamRequest {
 }
 
 /** lookup.php?i=<idMeal>: the full meal, used to re-fetch a detail that was not stored. */
-export function lookupRequest(mealId: string): UpstreamRequest {
+export function lookupRequest(mealId: string): JsonRequest<typeof mealDbMeals> {
   return mealDbGet("lookup.php", { i: mealId });
 }
 
-function mealDbGet(file: string, query: Record<string, string>): UpstreamRequest {
-  return { provider: "themealdb", method: "GET", path: `/api/json/v1/{api_key}/${file}`, query };
+function mealDbGet(file: string, query: Record<string, string>): JsonRequest<typeof mealDbMeals> {
+  return { provider: "themealdb", method: "GET", path: `/api/json/v1/{api_key}/${file}`, query, refusal: mealDbRefusal, response: mealDbMeals };
 }
 
-/** `{"meals": null}` is TheMealDB's "no match" (zero meals); anything else unexpected is a provider error. */
-export function parseMeals(body: unknown): Meal[] {
-  if (typeof body !== "object" || body === null || Array.isArray(body) || !("meals" in body)) {
-    throw new ApiError("provider_error", "TheMealDB answered with an unexpected body (no `meals` key).");
-  }
-  const meals = (body as { meals: unknown }).meals;
-  if (meals === null) return [];
-  if (!Array.isArray(meals))
-    throw new ApiError("provider_error", "TheMealDB answered with a malformed `meals`.");
-  return meals.filter(
-    (m): m is Meal => typeof m === "object" && m !== null && typeof text(m.idMeal) === "string",
-  );
+/** The meals of an answer: `{"meals": null}` is TheMealDB's "no match" (zero meals); a meal with a blank id is left out. */
+export function parseMeals(body: MealDbMeals): Meal[] {
+  return (body.meals ?? []).filter((m) => text(m.idMeal) !== undefined);
 }
 
 /**
@@ -76,7 +114,7 @@ export function parseMeals(body: unknown): Meal[] {
  * as TheMealDB sent it: when the page holds full meals (search.php, lookup.php) it is the page's
  * source, from which `storedMealDetail` maps each record's detail when `details` asks for it.
  */
-export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuery, "category" | "cuisine">): SourcePage {
+export function toPage(body: MealDbMeals, text?: string, filtered?: Pick<RecipesQuery, "category" | "cuisine">): SourcePage {
   const meals = parseMeals(body);
   const records = meals.map((meal) => mealToRecord(meal, filtered));
   const notes: string[] = [];
@@ -90,14 +128,17 @@ export function toPage(body: unknown, text?: string, filtered?: Pick<RecipesQuer
 }
 
 /**
- * The stored detail of meal `mealId` mapped from its page's source (the body `toPage` was given),
- * or null when the source holds no full meal of that id.
+ * The stored detail of meal `mealId` mapped from its page's source (the body `toPage` was given, as
+ * TheMealDB sent it and as its answer was checked), or null when the source holds no full meal of
+ * that id (or is not a TheMealDB answer: details then look the meal up again).
  */
 export function storedMealDetail(source: string, mealId: unknown): { detail: JsonObject; links: Link[] } | null {
   if (typeof mealId !== "string" || mealId === "") return null;
   let meals: Meal[];
   try {
-    meals = parseMeals(JSON.parse(source));
+    const parsed: unknown = JSON.parse(source);
+    if (mealDbRefusal(parsed, 200) === "no_results") return null;
+    meals = parseMeals(checkShape("themealdb", mealDbMeals, parsed));
   } catch {
     return null;
   }
@@ -164,18 +205,12 @@ export function mealDetail(meal: Meal): { detail: JsonObject; links: Link[] } {
   return { detail, links };
 }
 
-/**
- * strIngredientN / strMeasureN (N = 1..20) paired; slots whose ingredient is empty or null are
- * dropped (TheMealDB mixes "" and null for unused slots), and a blank measure is left out.
- */
-const INGREDIENT_FIELDS = Array.from({ length: 20 }, (_, i) => [`strIngredient${i + 1}`, `strMeasure${i + 1}`] as const);
-
 export function ingredientsOf(meal: Meal): JsonObject[] {
   const out: JsonObject[] = [];
   for (const [ingredientField, measureField] of INGREDIENT_FIELDS) {
-    const ingredient = text(meal[ingredientField]);
+    const ingredient = text(field(meal, ingredientField));
     if (ingredient === undefined) continue;
-    const measure = text(meal[measureField]);
+    const measure = text(field(meal, measureField));
     out.push(measure === undefined ? { ingredient } : { ingredient, measure });
   }
   return out;
@@ -257,3 +292,10 @@ function httpUrl(value: unknown): string | undefined {
   const t = text(value);
   return t !== undefined && /^https?:\/\//i.test(t) ? t : undefined;
 }
+
+/** The live check's probe: one meal by id (a free lookup; TheMealDB's documented example meal). */
+export const themealdbProbe: ProviderProbe = {
+  provider: "themealdb",
+  what: "one meal by id (free)",
+  request: lookupRequest("52772"),
+};

@@ -2,17 +2,23 @@
  * bible-api.com mappers for scripture.search's `bible` variant, and the records and chapters of the
  * shipped KJV index. Requests: `GET /{reference}?translation=` (always sent: bible-api.com answers WEB
  * otherwise) for references, `GET /data/{translation}/{book_id}/{chapter}` for a record's chapter
- * (`details`). bible-api.com answers an unknown passage with 404 `{"error":"not found"}`; that is the
- * caller's reference, refused at `/reference` (400), never a provider fault. Pure, no I/O.
+ * (`details`), each with its declared answer (`bibleApiPassage`, `bibleApiChapter`: a verse without its
+ * book id, chapter, verse or text is drift, never a shorter passage). bible-api.com answers an unknown
+ * passage with 404 `{"error":"not found"}`; that is the caller's reference, refused at `/reference`
+ * (400), never a provider fault. Its own refusals (`bibleApiRefusal`): a 403 when it has blocked this
+ * deployment's address (after more than 10 not-found answers in 30 s, for an hour), a 400 for a
+ * reference it will not serve (more than one whole chapter). Pure, no I/O.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
 import { PROVIDERS } from "../../upstream/providers.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft } from "../types.ts";
-import { arr, int, obj, str } from "../shared/read.ts";
+import { obj, str } from "../shared/read.ts";
 import { BIBLE_BOOKS, type BibleBook } from "./books.ts";
 import { type KjvVerse, bookOf } from "./kjv-index.ts";
-import { type BibleReference, bibleApiReference } from "./references.ts";
+import { type BibleReference, bibleApiReference, parseBibleReference } from "./references.ts";
 import { type ChapterVerse, chapterDetail, link, squeeze, type VerseFacts, verseRecord } from "./verses.ts";
 
 /** Public address for links (the configured base URL may be a test's replay server). */
@@ -23,21 +29,88 @@ function pathText(text: string): string {
   return encodeURIComponent(text).replace(/%3A/gi, ":");
 }
 
-export function toPassageRequest(ref: BibleReference, translation: string): UpstreamRequest {
+/**
+ * One verse as bible-api.com sends it: `book_name` in passage answers, `book` in `/data` chapter
+ * answers (app.rb selects `book_id, book, chapter, verse, text`).
+ */
+const bibleApiVerse = Type.Object({
+  book_id: Type.String(),
+  book_name: Type.Optional(Type.String()),
+  book: Type.Optional(Type.String()),
+  chapter: Type.Integer(),
+  verse: Type.Integer(),
+  text: Type.String(),
+});
+
+/** `GET /{reference}`: the passage's verses and the translation they are from. */
+export const bibleApiPassage = Type.Object({
+  reference: Type.Optional(Type.String()),
+  verses: Type.Array(bibleApiVerse),
+  translation_id: Type.Optional(Type.String()),
+  translation_name: Type.Optional(Type.String()),
+});
+export type BibleApiPassageBody = Static<typeof bibleApiPassage>;
+
+/** `GET /data/{translation}/{book_id}/{chapter}`: the chapter's verses and the translation. */
+export const bibleApiChapter = Type.Object({
+  translation: Type.Optional(Type.Object({ identifier: Type.Optional(Type.String()), name: Type.Optional(Type.String()) })),
+  verses: Type.Array(bibleApiVerse),
+});
+export type BibleApiChapterBody = Static<typeof bibleApiChapter>;
+
+/**
+ * bible-api.com's own refusals, whatever the request: a 403 is its abuse block (Rack::AbuseMiddleware
+ * in its app.rb: more than 10 not-found answers from one address in 30 s block it for an hour, with a
+ * plain-text "Forbidden"), a 400 a reference it will not serve (`{"error":"too many chapters",
+ * "detail":…}`). Its 404 is read by the passage mapper (the caller's reference).
+ */
+export function bibleApiRefusal(body: unknown, status: number): ApiError | undefined {
+  if (status === 403) {
+    return new ApiError(
+      "provider_error",
+      "bible-api.com refused this deployment's address (HTTP 403): it blocks an address for an hour after more than 10 not-found answers in 30 s.",
+      {
+        hint: "KJV references are answered from the KJV shipped with Quarry meanwhile; for other translations retry within the hour. Nothing was charged.",
+      },
+    );
+  }
+  if (status === 400) {
+    const b = obj(body);
+    const said = [str(b?.error), str(b?.detail)]
+      .filter((s) => s !== undefined)
+      .map((s) => s.replace(/\.+$/, ""))
+      .join(": ");
+    return new ApiError("provider_error", `bible-api.com refused the reference (HTTP 400)${said === "" ? "" : `: ${said}`}.`, {
+      retryable: false,
+      hint: "bible-api.com serves at most one whole chapter, or a verse range across one chapter boundary; ask for a shorter passage. Nothing was charged.",
+    });
+  }
+  return undefined;
+}
+
+export function toPassageRequest(ref: BibleReference, translation: string): JsonRequest<typeof bibleApiPassage> {
   return {
     provider: "bibleapi",
     method: "GET",
     path: `/${pathText(bibleApiReference(ref))}`,
     query: { translation },
     acceptStatus: [404],
+    response: bibleApiPassage,
+    refusal: bibleApiRefusal,
   };
 }
 
-export function toChapterRequest(bookId: string, chapter: number, translation: string): UpstreamRequest {
-  return { provider: "bibleapi", method: "GET", path: `/data/${pathText(translation)}/${bookId}/${chapter}` };
+export function toChapterRequest(bookId: string, chapter: number, translation: string): JsonRequest<typeof bibleApiChapter> {
+  return {
+    provider: "bibleapi",
+    method: "GET",
+    path: `/data/${pathText(translation)}/${bookId}/${chapter}`,
+    response: bibleApiChapter,
+    refusal: bibleApiRefusal,
+  };
 }
 
-/** One verse of a bible-api.com answer. */
+/** One verse of a bible-api.com answer, mapped: the book's name resolved, the text's whitespace squeezed. */
 export interface BibleApiVerse {
   book_id: string;
   book_name: string;
@@ -46,6 +119,7 @@ export interface BibleApiVerse {
   text: string;
 }
 
+/** A passage answer, mapped. */
 export interface BibleApiPassage {
   reference?: string;
   verses: BibleApiVerse[];
@@ -53,38 +127,29 @@ export interface BibleApiPassage {
   translation_name?: string;
 }
 
-function badShape(what: string): ApiError {
-  return new ApiError("provider_error", `bible-api.com answered ${what} in an unexpected shape.`);
-}
-
-function verseOf(value: unknown): BibleApiVerse | null {
-  const v = obj(value);
-  const bookId = str(v?.book_id);
-  const chapter = int(v?.chapter);
-  const verse = int(v?.verse);
-  const text = typeof v?.text === "string" ? squeeze(v.text) : "";
-  if (bookId === undefined || chapter === undefined || verse === undefined || text === "") return null;
+/** A checked verse → the mapped verse; one whose text is only whitespace → null (nothing to show). */
+function verseOf(v: Static<typeof bibleApiVerse>): BibleApiVerse | null {
+  const text = squeeze(v.text);
+  if (text === "") return null;
   return {
-    book_id: bookId,
-    book_name: str(v?.book_name) ?? bookById(bookId)?.name ?? bookId,
-    chapter,
-    verse,
+    book_id: v.book_id,
+    book_name: str(v.book_name) ?? str(v.book) ?? bookById(v.book_id)?.name ?? v.book_id,
+    chapter: v.chapter,
+    verse: v.verse,
     text,
   };
 }
 
+const mapped = (list: readonly Static<typeof bibleApiVerse>[]) => list.map(verseOf).filter((v): v is BibleApiVerse => v !== null);
+
 /**
  * `GET /{reference}` answer → the passage. Status 404 is bible-api.com's "not found": the reference
- * names no passage of that translation, refused at `/reference`.
+ * names no passage of that translation, refused at `/reference` (its body is not checked: read as
+ * given).
  */
-export function toPassage(
-  status: number,
-  body: unknown,
-  reference: string,
-  translation: string,
-): BibleApiPassage {
+export function toPassage(status: number, body: BibleApiPassageBody, reference: string, translation: string): BibleApiPassage {
   if (status === 404) {
-    const said = str(obj(body)?.error) ?? "not found";
+    const said = str(obj(body as unknown)?.error) ?? "not found";
     throw invalidRequest(
       [
         {
@@ -95,15 +160,13 @@ export function toPassage(
       "The reference names no passage of this translation.",
     );
   }
-  const b = obj(body);
-  const list = arr(b?.verses);
-  if (b === undefined || list === undefined) throw badShape("the passage");
-  const verses = list.map(verseOf).filter((v): v is BibleApiVerse => v !== null);
+  const named = str(body.reference);
+  const name = str(body.translation_name);
   return {
-    ...(str(b.reference) === undefined ? {} : { reference: str(b.reference)! }),
-    verses,
-    translation_id: str(b.translation_id) ?? translation,
-    ...(str(b.translation_name) === undefined ? {} : { translation_name: str(b.translation_name)! }),
+    ...(named === undefined ? {} : { reference: named }),
+    verses: mapped(body.verses),
+    translation_id: str(body.translation_id) ?? translation,
+    ...(name === undefined ? {} : { translation_name: name }),
   };
 }
 
@@ -154,25 +217,22 @@ function chapterLinks(bookName: string, chapter: number, translation: string): L
 
 /** `GET /data/{translation}/{book_id}/{chapter}` answer → the `details` of a bible-api.com record. */
 export function toChapterDetail(
-  body: unknown,
+  body: BibleApiChapterBody,
   bookId: string,
   chapter: number,
   translation: string,
 ): { detail: JsonObject; links: Link[] } {
-  const b = obj(body);
-  const list = arr(b?.verses);
-  if (b === undefined || list === undefined) throw badShape("the chapter");
-  const verses = list.map(verseOf).filter((v): v is BibleApiVerse => v !== null);
-  if (verses.length === 0) throw badShape("the chapter (no verses)");
-  const t = obj(b.translation);
+  const verses = mapped(body.verses);
+  if (verses.length === 0) throw new ApiError("provider_error", "bible-api.com answered the chapter without any verse text.");
   const bookName = verses[0]!.book_name;
   const out: ChapterVerse[] = verses.map((v) => ({ verse: v.verse, text: v.text }));
+  const name = str(body.translation?.name);
   return {
     detail: chapterDetail({
       book: bookName,
       chapter,
-      translation: str(t?.identifier) ?? translation,
-      ...(str(t?.name) === undefined ? {} : { translation_name: str(t?.name)! }),
+      translation: str(body.translation?.identifier) ?? translation,
+      ...(name === undefined ? {} : { translation_name: name }),
       source: "bible-api.com",
       verses: out,
     }),
@@ -198,3 +258,10 @@ export function kjvChapterDetail(
     links: chapterLinks(book.name, chapter, "kjv"),
   };
 }
+
+/** The live check's probe: John 3:16 in the WEB, one verse that exists (bible-api.com is free and keyless; never a 404). */
+export const bibleApiProbe: ProviderProbe = {
+  provider: "bibleapi",
+  what: "one verse (John 3:16, WEB)",
+  request: toPassageRequest((parseBibleReference("John 3:16") as { ok: true; ref: BibleReference }).ref, "web"),
+};

@@ -9,6 +9,8 @@ import { test } from "node:test";
 import { fakeContext, fixture, response, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
+import { bibleApiPassage, bibleApiRefusal } from "./bibleapi.ts";
+import { NOT_FOUND_LIMIT } from "./bible-source.ts";
 import type { JsonObject, JsonValue } from "../types.ts";
 import { scriptureSearch } from "./capability.ts";
 
@@ -183,6 +185,8 @@ test("bible: a reference is one bible-api.com request; pages slice its verses; t
       path: "/john%203:14-20",
       query: { translation: "web" },
       acceptStatus: [404],
+      response: bibleApiPassage,
+      refusal: bibleApiRefusal,
     },
   ]);
   assert.deepEqual(
@@ -395,10 +399,139 @@ test("bible: when bible-api.com fails, a KJV reference is answered from the ship
   await assert.rejects(
     page(ctx, { text: "bible", reference: "John 3:99" }),
     (e: unknown) =>
+      e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/reference",
+    "a KJV verse the KJV does not have is refused before either source",
+  );
+  assert.equal(requests.length, 2, "bible-api.com was asked for John 3:16-17 and John 3:16 (web) only");
+});
+
+test("bible: the chain's answer is as retryable as bible-api.com's failure when the KJV cannot stand in (another translation)", async () => {
+  for (const retryable of [true, false]) {
+    const { ctx } = fakeContext(() => {
+      throw new ApiError("provider_error", "bible-api.com failed", { retryable });
+    });
+    await assert.rejects(
+      page(ctx, { text: "bible", reference: "John 3:16", translation: "web" }),
+      (e: unknown) => e instanceof ApiError && e.code === "provider_error" && e.retryable === retryable,
+    );
+  }
+});
+
+test("bible: a KJV reference to a verse the KJV does not have is 400 at /reference with no request; chapters past a book's end too", async () => {
+  const { ctx, requests } = fakeContext(() => {
+    throw new Error("no request expected");
+  });
+  for (const [reference, message] of [
+    ["John 3:99", /^John 3 has 36 verses in the King James Version; "John 3:99" asks for verse 99$/],
+    ["John 3:35-37", /asks for verse 37$/],
+    ["Jude 26", /^Jude 1 has 25 verses/],
+  ] as const) {
+    await assert.rejects(
+      cap.search(ctx, { text: "bible", reference, num: 10 }, null),
+      (e: unknown) =>
+        e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/reference" && message.test(e.violations[0].message),
+      reference,
+    );
+  }
+  await assert.rejects(
+    cap.search(ctx, { text: "bible", reference: "John 3:99", query: "love", num: 10 }, null),
+    (e: unknown) => e instanceof ApiError && e.code === "invalid_request",
+    "also with a query over the shipped KJV",
+  );
+  assert.deepEqual(violationsOf(cap, { text: "bible", reference: "John 22:1", translation: "web" }).map((v) => v.path), ["/reference"], "chapters are checked for every translation");
+  assert.equal(requests.length, 0);
+});
+
+test("bible: in another translation verse numbers are not checked (versification differs); bible-api.com's 404 is a 400, and after a few Quarry stops asking", async () => {
+  const { ctx, requests } = fakeContext(() => response(404, fixture("bibleapi", "not_found_documented.json")));
+  // 3 John 1:15 exists in the WEB (the KJV has 14 verses): sent, not refused locally.
+  await assert.rejects(
+    page(ctx, { text: "bible", reference: "3 John 15", translation: "web" }),
+    (e: unknown) => e instanceof ApiError && e.code === "invalid_request" && /bible-api.com has no passage "3 John 15" in translation "web"/.test(e.violations?.[0]?.message ?? ""),
+  );
+  assert.equal(requests[0]?.path, "/3%20john%201:15");
+  for (let i = 2; i <= NOT_FOUND_LIMIT; i++) {
+    await assert.rejects(page(ctx, { text: "bible", reference: `John 3:${100 + i}`, translation: "web" }), (e: ApiError) => e.code === "invalid_request");
+  }
+  assert.equal(requests.length, NOT_FOUND_LIMIT);
+  await assert.rejects(
+    page(ctx, { text: "bible", reference: "John 3:16", translation: "asv" }),
+    (e: unknown) =>
       e instanceof ApiError &&
       e.code === "provider_error" &&
-      /has no passage "John 3:99" either/.test(e.message),
+      /bible-api.com was not called: it answered "not found" \d+ times in the last 30 s, and it blocks an address for an hour after more than 10/.test(e.message) &&
+      typeof e.retryAfter === "number" &&
+      e.retryAfter > 0 &&
+      e.retryAfter <= 30,
   );
+  assert.equal(requests.length, NOT_FOUND_LIMIT, "not sent");
+});
+
+test("bible: a passage bible-api.com does not serve (chapters, or more than one chapter boundary): the KJV answers it locally, other translations are refused", async () => {
+  const { ctx, requests } = fakeContext(() => {
+    throw new Error("no request expected");
+  });
+  const chapters = await page(ctx, { text: "bible", reference: "Ruth 1-2", num: 25 });
+  assert.equal(chapters.records[0]?.summary.title, "Ruth 1:1");
+  assert.match(chapters.notes![0]!, /^Answered by the public-domain KJV shipped with Quarry: bible-api.com serves one whole chapter at a time/);
+  await assert.rejects(
+    page(ctx, { text: "bible", reference: "John 3:16-5:1", translation: "web" }),
+    (e: unknown) =>
+      e instanceof ApiError && e.code === "invalid_request" && /verse ranges across at most one chapter boundary/.test(e.violations?.[0]?.message ?? ""),
+  );
+  assert.equal(requests.length, 0);
+});
+
+test("quran with a Quran Foundation client: verses through the same requests (the client sends them to the Content API), a phrase through the Search API, each hit's text from the Content API, cached", async () => {
+  // 2:163 is hand-made in the recorded verse's shape (no recording holds it); the rest are recorded or documented.
+  const hand = { verse: { verse_key: "2:163", text_uthmani: "وَإِلَٰهُكُمْ", translations: [{ resource_id: 131, text: "Your God is One God." }] } };
+  const { ctx, requests } = fakeContext(
+    (r: UpstreamRequest) =>
+      r.path === "/api/v1/search"
+        ? fixture("quran", "search_api_v1_advanced_documented.json")
+        : r.path === "/verses/by_key/1:1"
+          ? fixture("quran", "verses_by_key_1_1_translation_131.json")
+          : r.path === "/verses/by_key/2:163"
+            ? hand
+            : response(404, {}),
+    { env: { QURAN_CLIENT_ID: "id", QURAN_CLIENT_SECRET: "secret" } },
+  );
+  const verse = await page(ctx, { text: "quran", reference: "1:1" });
+  assert.deepEqual(verse.records.map((r) => r.summary.text), ["In the Name of Allah—the Most Compassionate, Most Merciful."]);
+  assert.equal(requests[0]?.host, undefined, "a default-host request: the upstream client moves it to the Content API with the token");
+  const refused = requests[0]?.refusal?.(undefined, 403, {});
+  assert.ok(refused instanceof ApiError && /^The Quran Foundation API refused/.test(refused.message), "the Quran Foundation's refusals");
+  const found = await page(ctx, { text: "quran", query: "mercy" });
+  assert.deepEqual(
+    requests.slice(1).map((r) => [r.host ?? "default", r.path, r.query]),
+    [["search", "/api/v1/search", { mode: "advanced", query: "mercy", page: 1, size: 10, translation_ids: "131" }], ["default", "/verses/by_key/2:163", { translations: "131", fields: "text_uthmani" }]],
+    "1:1 was read already (cached); 2:163 is read from the Content API",
+  );
+  assert.deepEqual(
+    found.records.map((r) => [r.summary.title, r.summary.text, r.summary.arabic ?? null]),
+    [
+      ["Al-Fatihah 1:1", "In the Name of Allah—the Most Compassionate, Most Merciful.", null],
+      ["Al-Baqarah 2:163", "Your God is One God.", "وَإِلَٰهُكُمْ"],
+    ],
+  );
+  assert.deepEqual(found.next, { offset: 10 }, "the Search API announces page 2");
+  await page(ctx, { text: "quran", query: "mercy" }, { offset: 10 });
+  assert.deepEqual(requests.at(-1)?.query, { mode: "advanced", query: "mercy", page: 2, size: 10, translation_ids: "131" });
+  assert.equal(requests.length, 4, "the second page's verses are cached too");
+});
+
+test("quran: a translation with no text at the provider is 400 at /translation, never an empty page", async () => {
+  const noText = { verse: { verse_key: "2:255", text_uthmani: "ٱللَّهُ", translations: [] } };
+  const { ctx } = fakeContext(() => noText);
+  await assert.rejects(
+    page(ctx, { text: "quran", reference: "2:255" }),
+    (e: unknown) =>
+      e instanceof ApiError &&
+      e.code === "invalid_request" &&
+      e.violations?.[0]?.path === "/translation" &&
+      /^quran\.com gave no text of translation 131 \(the default, .*The Clear Quran.*\) for 2:255; send another numeric translation id, e\.g\. "20"/.test(e.violations[0].message),
+  );
+  await assert.rejects(page(ctx, { text: "quran", reference: "2:255", query: "Allah" }), (e: ApiError) => e.violations?.[0]?.path === "/translation");
 });
 
 test("details of a KJV record found through bible-api.com read the shipped KJV (no request)", async () => {

@@ -2,9 +2,11 @@
  * scripture.search (spec 4.6): Bible and Quran verses by reference or phrase. The request field
  * `text` picks the variant: `bible` (bible-api.com for references, always sending `translation`, KJV
  * by default and paced to its 15 requests per 30 s; full-text `query` over the public-domain KJV
- * shipped with Quarry, since bible-api.com has no search) or `quran` (quran.com API v4, translation
- * 131 by default, `arabic` when present). Offset paging; free; `details` is the whole surrounding
- * chapter, fetched once and cached (free). Neither variant needs a key.
+ * shipped with Quarry, since bible-api.com has no search; a KJV reference is checked against it
+ * before any request) or `quran` (the keyless quran.com API v4, or the Quran Foundation's Content and
+ * Search APIs when QURAN_CLIENT_ID and QURAN_CLIENT_SECRET are set; translation 131 by default,
+ * `arabic` when present). Offset paging; free; `details` is the whole surrounding chapter, fetched
+ * once and cached (free). Neither variant needs a key.
  */
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
@@ -12,6 +14,7 @@ import { bibleChapter, bibleSource, kjvFallbackSource } from "./bible-source.ts"
 import { quranChapter, quranSource } from "./quran-source.ts";
 import { scriptureRules } from "./rules.ts";
 import { scriptureRecordKeys, scriptureSearchSchema } from "./schema.ts";
+import { DAY } from "../framework/durations.ts";
 
 export { scriptureSearchSchema } from "./schema.ts";
 
@@ -28,7 +31,11 @@ export const scriptureSearch = defineCapability({
     "translation id; references are `chapter:verse` or `chapter`; records carry the Arabic (`arabic`, Uthmani " +
     "script) when quran.com gives it. Each record is one verse: `text`, `book`, `chapter`, `verse`, `translation`. " +
     "An unparseable reference, an unknown book or an unknown Bible translation is refused with a violation before " +
-    "any request. When bible-api.com fails, a KJV reference is answered from the shipped KJV (`notes[]` says so). " +
+    "any request, and so is a KJV verse the KJV does not have (other translations number some verses differently: " +
+    "their verses are checked by bible-api.com). A Quran translation quran.com returns no text of is refused at " +
+    "`translation` (131, the default, was withdrawn from its API in 2025 at its copyright holder's request; `20`, " +
+    "Saheeh International, is an alternative). When bible-api.com fails, a KJV reference is answered from the " +
+    "shipped KJV (`notes[]` says so). " +
     "`details` returns the whole surrounding chapter (free, cached after the first call).",
   topic: "research and reading",
   schema: scriptureSearchSchema,
@@ -36,6 +43,8 @@ export const scriptureSearch = defineCapability({
   recordKeys: scriptureRecordKeys,
   paging: "offset",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: DAY,
   cost: free(
     "Free: bible-api.com, quran.com and the shipped KJV text cost nothing; searches and details cost 0 credits.",
   ),

@@ -112,3 +112,19 @@ export function kjvPhrase(index: KjvIndex, phrase: string, among?: readonly KjvV
   if (needle.trim() === "") return [];
   return (among ?? index.verses).filter((v) => v.words.includes(needle));
 }
+
+/**
+ * Why the KJV has no passage for `ref`: a verse past the end of its chapter (the start of the
+ * reference, or the end of its range), in words for a violation; undefined when every verse it names
+ * exists. Book and chapter counts are checked when the reference is parsed (references.ts).
+ */
+export function kjvMissingVerse(index: KjvIndex, ref: BibleReference, book: number, typed: string): string | undefined {
+  const past = (chapter: number, verse: number | undefined): string | undefined => {
+    if (verse === undefined) return undefined;
+    const count = kjvChapter(index, book, chapter).length;
+    return verse <= count
+      ? undefined
+      : `${ref.book.name} ${chapter} has ${count} verse${count === 1 ? "" : "s"} in the King James Version; ${JSON.stringify(typed)} asks for verse ${verse}`;
+  };
+  return past(ref.chapter, ref.verse) ?? past(ref.toChapter ?? ref.chapter, ref.toVerse);
+}

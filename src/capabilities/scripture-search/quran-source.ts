@@ -1,10 +1,15 @@
 /**
- * The `quran` variant's source and `details` (quran.com API v4, translation 131 by default). Offset
- * paging maps onto quran.com's pages (page = offset / num + 1, size or per_page = num: offsets move
- * by `num`, and `update` resets them). `query` with `reference`: the passage's verses whose
- * translation holds the phrase (or whose Arabic holds it as typed). A surah's verses are fetched 50
- * at a time and cached a day, for `details` and scoped queries. I/O only through the context.
+ * The `quran` variant's source and `details` (translation 131 by default): the keyless api.quran.com
+ * v4, or, when this deployment has a Quran Foundation API client (QURAN_CLIENT_ID and
+ * QURAN_CLIENT_SECRET), the Quran Foundation's Content and Search APIs (quran.ts). Offset paging maps
+ * onto the provider's pages (page = offset / num + 1, size or per_page = num: offsets move by `num`,
+ * and `update` resets them). A full-text `query` through the Search API finds verse keys; each
+ * verse's text is then read from the Content API (cached a day, a few at a time). `query` with
+ * `reference`: the passage's verses whose translation holds the phrase (or whose Arabic holds it as
+ * typed). A surah's verses are fetched 50 at a time and cached a day, for `details` and scoped
+ * queries. I/O only through the context.
  */
+import type { Config } from "../../config.ts";
 import { invalidRequest } from "../../errors.ts";
 import type { ActionOutput, RecordView, Source } from "../framework/define.ts";
 import type { CapabilityContext, SourcePage } from "../types.ts";
@@ -12,9 +17,12 @@ import { DEFAULT_QURAN_TRANSLATION, surah } from "./books.ts";
 import { wordsOf } from "./kjv-index.ts";
 import {
   QURAN_MAX_PER_PAGE,
+  type QuranApi,
   type QuranVerse,
   quranRecords,
   surahDetail,
+  toFoundationHits,
+  toFoundationSearchRequest,
   toQuranSearchRequest,
   toSearchPage,
   toSurahPage,
@@ -28,8 +36,16 @@ import { offsetOf, slicePage } from "./verses.ts";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** Verses of a Search API page read from the Content API at once. */
+const VERSES_AT_ONCE = 5;
+
 export function quranTranslation(query: Pick<ScriptureQuery, "translation">): string {
   return query.translation ?? DEFAULT_QURAN_TRANSLATION;
+}
+
+/** The Quran Foundation's API when this deployment has its client (both variables set), else the keyless API. */
+export function quranApi(config: Pick<Config, "providers">): QuranApi {
+  return config.providers.quran?.client === undefined ? "keyless" : "foundation";
 }
 
 function referenceOf(query: ScriptureQuery): QuranReference | undefined {
@@ -45,12 +61,13 @@ export function surahVerses(
   chapter: number,
   translation: string,
 ): Promise<QuranVerse[]> {
+  const api = quranApi(ctx.config);
   return ctx.cache.getOrLoad("scripture.quran", `${translation} ${chapter}`, { ttlMs: DAY_MS }, async () => {
     const pages = Math.ceil((surah(chapter)?.verses ?? QURAN_MAX_PER_PAGE) / QURAN_MAX_PER_PAGE);
     const verses: QuranVerse[] = [];
     for (let page = 1; page <= pages; page++) {
       const response = await ctx.upstream.send(
-        toSurahRequest(chapter, translation, page, QURAN_MAX_PER_PAGE),
+        toSurahRequest(chapter, translation, page, QURAN_MAX_PER_PAGE, api),
         ctx.signal,
       );
       const list = toSurahPage(response.body, translation);
@@ -61,19 +78,49 @@ export function surahVerses(
   });
 }
 
-async function oneVerse(
+/** One verse, cached a day. */
+function oneVerse(
   ctx: CapabilityContext,
   chapter: number,
   verse: number,
   translation: string,
 ): Promise<QuranVerse> {
-  const response = await ctx.upstream.send(toVerseRequest(chapter, verse, translation), ctx.signal);
-  return toVerse(response.body, translation);
+  const api = quranApi(ctx.config);
+  return ctx.cache.getOrLoad("scripture.quran-verse", `${translation} ${chapter}:${verse}`, { ttlMs: DAY_MS }, async () => {
+    const response = await ctx.upstream.send(toVerseRequest(chapter, verse, translation, api), ctx.signal);
+    return toVerse(response.body, translation);
+  });
+}
+
+/** Verses by key, in order, `VERSES_AT_ONCE` requests at a time. */
+async function versesByKey(
+  ctx: CapabilityContext,
+  keys: readonly { chapter: number; verse: number }[],
+  translation: string,
+): Promise<QuranVerse[]> {
+  const out: QuranVerse[] = [];
+  for (let i = 0; i < keys.length; i += VERSES_AT_ONCE) {
+    const batch = keys.slice(i, i + VERSES_AT_ONCE);
+    out.push(...(await Promise.all(batch.map((k) => oneVerse(ctx, k.chapter, k.verse, translation)))));
+  }
+  return out;
+}
+
+/** A full-text search page: the keyless API's `/search`, or the Search API's hits read from the Content API. */
+async function searchPage(ctx: CapabilityContext, q: string, translation: string, page: number, num: number): Promise<{ verses: QuranVerse[]; nextPage: number | null }> {
+  if (quranApi(ctx.config) === "keyless") {
+    const response = await ctx.upstream.send(toQuranSearchRequest(q, translation, page, num), ctx.signal);
+    return toSearchPage(response.body, translation);
+  }
+  const response = await ctx.upstream.send(toFoundationSearchRequest(q, translation, page, num), ctx.signal);
+  const hits = toFoundationHits(response.body);
+  return { verses: await versesByKey(ctx, hits.keys.slice(0, num), translation), nextPage: hits.nextPage };
 }
 
 export const quranSource: Source<ScriptureQuery> = {
   id: "quran",
   title: "quran.com",
+  providers: ["quran"],
   async search(ctx, query, cursor): Promise<SourcePage> {
     const offset = offsetOf(cursor);
     const translation = quranTranslation(query);
@@ -81,12 +128,8 @@ export const quranSource: Source<ScriptureQuery> = {
     const page = Math.floor(offset / query.num) + 1;
     if (ref === undefined) {
       // The rules refuse a request with neither field: here `query` is given.
-      const response = await ctx.upstream.send(
-        toQuranSearchRequest(query.query!, translation, page, query.num),
-        ctx.signal,
-      );
-      const list = toSearchPage(response.body, translation);
-      const { records, notes } = quranRecords(list.verses);
+      const list = await searchPage(ctx, query.query!, translation, page, query.num);
+      const { records, notes } = quranRecords(list.verses, translation);
       const more = list.nextPage !== null && list.verses.length > 0;
       return {
         records: records.slice(0, query.num),
@@ -96,16 +139,16 @@ export const quranSource: Source<ScriptureQuery> = {
     }
     if (query.query === undefined && ref.verse !== undefined) {
       if (offset > 0) return { records: [], next: null };
-      const { records, notes } = quranRecords([await oneVerse(ctx, ref.chapter, ref.verse, translation)]);
+      const { records, notes } = quranRecords([await oneVerse(ctx, ref.chapter, ref.verse, translation)], translation);
       return { records, next: null, ...(notes.length ? { notes } : {}) };
     }
     if (query.query === undefined) {
       const response = await ctx.upstream.send(
-        toSurahRequest(ref.chapter, translation, page, query.num),
+        toSurahRequest(ref.chapter, translation, page, query.num, quranApi(ctx.config)),
         ctx.signal,
       );
       const list = toSurahPage(response.body, translation);
-      const { records, notes } = quranRecords(list.verses);
+      const { records, notes } = quranRecords(list.verses, translation);
       const more = list.nextPage !== null && list.verses.length > 0;
       return {
         records: records.slice(0, query.num),
@@ -117,16 +160,24 @@ export const quranSource: Source<ScriptureQuery> = {
       ref.verse === undefined
         ? await surahVerses(ctx, ref.chapter, translation)
         : [await oneVerse(ctx, ref.chapter, ref.verse, translation)];
+    // Refused here when the translation has no text for any of the passage's verses (never an empty page).
+    quranRecords(verses, translation);
     const needle = wordsOf(query.query);
     const typed = query.query.trim();
     const hits = verses.filter(
       (v) => wordsOf(v.text ?? "").includes(needle) || (v.arabic ?? "").includes(typed),
     );
-    const { records, notes } = quranRecords(hits);
+    const { records } = quranRecords(
+      hits.filter((v) => v.text !== undefined),
+      translation,
+    );
+    const missing = verses.filter((v) => v.text === undefined).length;
     const where = ref.verse === undefined ? `surah ${ref.chapter}` : `${ref.chapter}:${ref.verse}`;
     return slicePage(records, offset, query.num, [
       `${records.length} verse${records.length === 1 ? "" : "s"} of ${where} ${records.length === 1 ? "holds" : "hold"} the phrase.`,
-      ...notes,
+      ...(missing === 0
+        ? []
+        : [`${missing} of its verses came without text of translation ${translation} from quran.com and ${missing === 1 ? "was" : "were"} not searched in it.`]),
     ]);
   },
 };

@@ -76,6 +76,8 @@ export function chapterDetail(facts: {
   translation_name?: string;
   source: string;
   verses: ChapterVerse[];
+  /** What the chapter lacks (a translation's text), when it lacks something. */
+  note?: string;
 }): JsonObject {
   return defined({
     reference: `${facts.book} ${facts.chapter}`,
@@ -86,6 +88,7 @@ export function chapterDetail(facts: {
     verse_count: facts.verses.length,
     verses: facts.verses.map((v) => defined({ verse: v.verse, text: v.text, arabic: v.arabic })),
     source: facts.source,
+    note: facts.note,
   });
 }
 

@@ -2,6 +2,7 @@
  * Coordinates as providers send them and the distance between two points, for capabilities that
  * filter or rank by a caller's location (places.search's `radius_m` and `distance_m`).
  */
+import { Type } from "@sinclair/typebox";
 import { numeric, obj } from "./read.ts";
 
 export interface LatLon {
@@ -10,6 +11,12 @@ export interface LatLon {
 }
 
 const EARTH_RADIUS_M = 6_371_008.8;
+
+/**
+ * SerpApi's `gps_coordinates` as its answers give them (hotels, places): both numbers when present, so
+ * a renamed or retyped coordinate is drift (upstream/response-check.ts), never a record without a place.
+ */
+export const gpsCoordinates = Type.Object({ latitude: Type.Number(), longitude: Type.Number() });
 
 /** `{latitude, longitude}` (SerpApi's `gps_coordinates`) as `{lat, lon}`, when both are real coordinates. */
 export function coordinatesOf(value: unknown): LatLon | undefined {

@@ -1,16 +1,18 @@
-// Nominatim geocoding of navigation places: the recorded answers read (string coordinates), one lookup
-// per distinct name and then the cache, a name that does not match refused at its pointer, and a
-// request with more new names than fit in its deadline refused before anything is sent.
+// Nominatim geocoding of navigation places: the recorded answers checked against the declared answer
+// and read (string coordinates, numbers too), its refusals, a drifted answer, one lookup per distinct
+// name and then the cache, a name that does not match refused at its pointer, and a request with more
+// new names than fit in its deadline refused before anything is sent.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fakeContext, fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { UpstreamRequest } from "../../upstream/types.ts";
 import type { CapabilityContext } from "../types.ts";
-import { locateOnce, locatePlaces, lookupsThatFit, parseNominatim, toNominatimRequest } from "./nominatim.ts";
+import { locateOnce, locatePlaces, lookupsThatFit, nominatimProbe, nominatimRefusal, nominatimSearch, parseNominatim, toNominatimRequest } from "./nominatim.ts";
 
-const gagarin = fixture("nominatim", "search_jsonv2.json");
-const empty = fixture("nominatim", "search_empty.json");
+const gagarin = checkShape("nominatim", nominatimSearch, fixture("nominatim", "search_jsonv2.json"));
+const empty = checkShape("nominatim", nominatimSearch, fixture("nominatim", "search_empty.json"));
 
 /** A context whose Nominatim knows "Gagarin" only. */
 function geocoder(): { ctx: CapabilityContext<unknown>; requests: UpstreamRequest[] } {
@@ -24,7 +26,11 @@ test("the request is GET /search?format=jsonv2&q=&limit=1 on nominatim", () => {
     method: "GET",
     path: "/search",
     query: { format: "jsonv2", q: "Ulm, Germany", limit: 1 },
+    refusal: nominatimRefusal,
+    response: nominatimSearch,
   });
+  assert.equal(nominatimProbe.provider, "nominatim");
+  assert.equal(nominatimProbe.request.query?.limit, 1);
 });
 
 test("the first match's string coordinates are read as numbers; [] is no match; another shape is provider_error", () => {
@@ -35,8 +41,23 @@ test("the first match's string coordinates are read as numbers; [] is no match; 
     matched: "Гагарин, Гагаринский муниципальный округ, Смоленская область, Центральный федеральный округ, 215010, Россия",
   });
   assert.deepEqual(parseNominatim(empty), { found: false });
-  assert.throws(() => parseNominatim({ error: "Bad request" }), (e: unknown) => e instanceof ApiError && e.code === "provider_error" && /Bad request/.test(e.message));
+  checkShape("nominatim", nominatimSearch, fixture("nominatim", "search_json_format.json"));
+  // Nominatim sent numbers for a few days in April 2025 (osm-search/Nominatim#3723): read the same.
+  assert.deepEqual(parseNominatim(checkShape("nominatim", nominatimSearch, [{ lat: 48.4, lon: 9.99 }])), { found: true, lat: 48.4, lon: 9.99 });
   assert.throws(() => parseNominatim([{ lat: "x", lon: "1" }]), (e: unknown) => e instanceof ApiError && e.code === "provider_error");
+});
+
+test("Nominatim's refusals are provider_error in its words, at any status, before the shape check; a renamed coordinate is drift", () => {
+  const request = toNominatimRequest("Ulm");
+  const refused = (pattern: RegExp) => (e: unknown) => e instanceof ApiError && e.code === "provider_error" && pattern.test(e.message);
+  assert.throws(() => checkJsonAnswer(request, 400, { error: { code: 400, message: "Parameter 'limit' must be a number." } }), refused(/'limit' must be a number/));
+  assert.throws(() => checkJsonAnswer(request, 200, { error: "Bad request" }), refused(/Bad request/));
+  assert.equal(nominatimRefusal(fixture("nominatim", "search_jsonv2.json")), undefined);
+  const renamed = (fixture("nominatim", "search_jsonv2.json") as Record<string, unknown>[]).map(({ lat, ...rest }) => ({ ...rest, latitude: lat }));
+  assert.throws(
+    () => checkJsonAnswer(request, 200, renamed),
+    (e: unknown) => e instanceof ProviderDrift && e.pointer === "/0/lat" && /^Nominatim answered in a shape Quarry does not read: \/0\/lat is missing/.test(e.message),
+  );
 });
 
 test("coordinates pass through; a name is looked up once (case and spacing ignored) and then served from the cache", async () => {

@@ -11,14 +11,18 @@
  * nothing is sent. A name Nominatim does not match is `400` at its pointer (`/origin`,
  * `/waypoints/2`, `/locations/5`). Nothing is charged either way (navigation is free).
  *
- * Nominatim sends coordinates as strings; `numeric` reads them.
+ * Nominatim sends coordinates as strings (for a few days in April 2025 it sent numbers, then
+ * reverted: osm-search/Nominatim#3723); `numeric` reads both. Its refusals are
+ * `{"error": {"code", "message"}}` (or `{"error": "…"}`), read by `nominatimRefusal`.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest, type Violation } from "../../errors.ts";
 import { deadlineOf } from "../../upstream/deadlines.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { CapabilityContext } from "../types.ts";
 import { type Located, type Place, placeLabel } from "./places.ts";
-import { arr, numeric, obj, str } from "./read.ts";
+import { numeric, obj, str } from "./read.ts";
 
 /** Cache namespace and lifetime of a geocoded name (found or not). */
 export const GEOCODE_NAMESPACE = "nominatim";
@@ -37,18 +41,40 @@ export interface PlaceAt {
   place: Place;
 }
 
-export function toNominatimRequest(q: string): UpstreamRequest {
-  return { provider: "nominatim", method: "GET", path: "/search", query: { format: "jsonv2", q, limit: 1 } };
+const coordinate = Type.Union([Type.String(), Type.Number()]);
+
+/** A `/search` answer (`format=jsonv2`): the matches, best first, each with its coordinates; `[]` for none. */
+export const nominatimSearch = Type.Array(
+  Type.Object({
+    lat: coordinate,
+    lon: coordinate,
+    display_name: Type.Optional(Type.String()),
+  }),
+);
+export type NominatimSearch = Static<typeof nominatimSearch>;
+
+/** Nominatim's refusal, at any status: `{"error": {"code", "message"}}` or `{"error": "…"}`. */
+export function nominatimRefusal(body: unknown): ApiError | undefined {
+  const error = obj(body)?.error;
+  if (error === undefined) return undefined;
+  const message = str(error) ?? str(obj(error)?.message);
+  return new ApiError("provider_error", `Nominatim did not answer with a list of places${message ? `: ${message}` : ""}.`);
 }
 
-/** The first match of a `/search` answer; `found: false` for `[]`; provider_error for another shape. */
-export function parseNominatim(body: unknown): Geocoded {
-  const list = arr(body);
-  if (list === undefined) {
-    const error = str(obj(body)?.error) ?? str(obj(obj(body)?.error)?.message);
-    throw new ApiError("provider_error", `Nominatim did not answer with a list of places${error ? `: ${error}` : ""}.`);
-  }
-  const first = obj(list[0]);
+export function toNominatimRequest(q: string): JsonRequest<typeof nominatimSearch> {
+  return {
+    provider: "nominatim",
+    method: "GET",
+    path: "/search",
+    query: { format: "jsonv2", q, limit: 1 },
+    refusal: nominatimRefusal,
+    response: nominatimSearch,
+  };
+}
+
+/** The first match of a `/search` answer; `found: false` for `[]`. */
+export function parseNominatim(body: NominatimSearch): Geocoded {
+  const first = body[0];
   if (first === undefined) return { found: false };
   const lat = numeric(first.lat);
   const lon = numeric(first.lon);
@@ -127,7 +153,7 @@ export async function locatePlaces(ctx: CapabilityContext<unknown>, places: read
   await Promise.all(
     pending.map(async (key) => {
       const answer = await ctx.cache.getOrLoad<Geocoded>(GEOCODE_NAMESPACE, key, { ttlMs: GEOCODE_TTL_MS }, async () => {
-        const response = await ctx.upstream.send<unknown>(toNominatimRequest(asking.get(key)!), ctx.signal);
+        const response = await ctx.upstream.send(toNominatimRequest(asking.get(key)!), ctx.signal);
         return parseNominatim(response.body);
       });
       known.set(key, answer);
@@ -149,7 +175,7 @@ export async function locatePlaces(ctx: CapabilityContext<unknown>, places: read
       });
       continue;
     }
-    located.push({ lat: answer.lat, lon: answer.lon, label: placeLabel(place), ...(answer.matched ? { matched: answer.matched } : {}) });
+    located.push({ lat: answer.lat, lon: answer.lon, label: placeLabel(place), geocoded: true, ...(answer.matched ? { matched: answer.matched } : {}) });
   }
   if (violations.length > 0) throw invalidRequest(violations, "A place did not geocode; nothing was charged.");
   return located;
@@ -166,3 +192,10 @@ export function locateOnce(ctx: CapabilityContext<unknown>, places: readonly Pla
   }
   return located;
 }
+
+/** The live check's probe: one place name (the town of Gagarin), first match only. */
+export const nominatimProbe: ProviderProbe = {
+  provider: "nominatim",
+  what: "one place name, first match",
+  request: toNominatimRequest("Gagarin"),
+};

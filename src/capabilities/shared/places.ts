@@ -50,6 +50,8 @@ export interface Located extends Coordinates {
   label: string;
   /** What the geocoder matched, for a string place. */
   matched?: string;
+  /** The place was a name, geocoded with Nominatim (its records credit Nominatim too). */
+  geocoded?: true;
 }
 
 /** `lat,lon` with at most 6 decimals (about 0.1 m), as a label. */

@@ -1,13 +1,15 @@
 // The routing engines' mappers with their recorded answers: openrouteservice directions and matrix,
-// OSRM route (recorded without steps; the documented RouteStep example with them) and table, their
-// refusals as provider_error, and what records take from them (via roads, matrix cells).
+// OSRM route (recorded without steps; the documented RouteStep example with them) and table, each
+// checked against its declared answer first; their refusals as provider_error, drifted answers as
+// ProviderDrift, and what records take from them (via roads, matrix cells, the credit line).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import { parseOrsDirections, parseOrsMatrix, toOrsDirectionsRequest, toOrsMatrixRequest } from "./ors.ts";
-import { osrmInstruction, parseOsrmRoute, parseOsrmTable, toOsrmRouteRequest, toOsrmTableRequest } from "./osrm.ts";
-import { demoEngineNotes, durationText, readMatrix, viaOf } from "./routing.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
+import { orsDirections, orsMatrix, orsProbe, orsRefusal, parseOrsDirections, parseOrsMatrix, toOrsDirectionsRequest, toOrsMatrixRequest } from "./ors.ts";
+import { osrmInstruction, osrmProbe, osrmRefusal, osrmRoute, osrmTable, parseOsrmRoute, parseOsrmTable, toOsrmRouteRequest, toOsrmTableRequest } from "./osrm.ts";
+import { creditOf, demoEngineNotes, durationText, ORS_ENGINE, OSRM_ENGINE, readMatrix, viaOf } from "./routing.ts";
 
 const ulm = { lat: 48.3974003, lon: 9.9934336 };
 const stuttgart = { lat: 48.7784485, lon: 9.1800132 };
@@ -33,7 +35,7 @@ test("ORS directions: POST /v2/directions/{profile}/json with [lon, lat], instru
 });
 
 test("ORS directions: the recorded Ulm → Stuttgart route, 43 steps with ORS's instructions; unnamed ways (-) have no name", () => {
-  const [route, ...others] = parseOrsDirections(200, fixture("ors", "directions_json.json"));
+  const [route, ...others] = parseOrsDirections(checkShape("ors", orsDirections, fixture("ors", "directions_json.json")));
   assert.equal(others.length, 0);
   assert.equal(route?.distance_m, 93528);
   assert.equal(route?.duration_s, 4540.8);
@@ -43,11 +45,27 @@ test("ORS directions: the recorded Ulm → Stuttgart route, 43 steps with ORS's 
   assert.deepEqual(route && viaOf(route), ["B 10", "A 8"]);
 });
 
-test("ORS refusals (an error body, HTTP 4xx) are provider_error with ORS's words", () => {
+test("ORS refusals (an error body at any status, the gateway's string error) are provider_error with ORS's words, before the shape check", () => {
   const refusal = { error: { code: 2010, message: "Could not find routable point within a radius of 350.0 meters of specified coordinate 0" } };
-  assert.throws(() => parseOrsDirections(404, refusal), providerError(/routable point/));
-  assert.throws(() => parseOrsDirections(200, { routes: [] }), providerError(/no route/));
-  assert.throws(() => parseOrsMatrix(400, { error: "Parameter 'locations' has incorrect value" }, 2), providerError(/incorrect value/));
+  const directions = toOrsDirectionsRequest([ulm, stuttgart], "driving", false);
+  assert.throws(() => checkJsonAnswer(directions, 404, refusal), providerError(/routable point/));
+  assert.throws(() => checkJsonAnswer(toOrsMatrixRequest([ulm, stuttgart], "driving"), 400, { error: "Parameter 'locations' has incorrect value" }), providerError(/incorrect value/));
+  assert.throws(() => checkJsonAnswer(directions, 403, { error: "Access to this API has been disallowed" }), providerError(/disallowed/));
+  assert.equal(orsRefusal(fixture("ors", "directions_json.json"), 200), undefined);
+  assert.throws(() => parseOrsDirections({ routes: [] }), providerError(/no route/));
+});
+
+test("ORS answers in another shape are drift naming the field: a renamed routes, steps, instruction or distances", () => {
+  const drift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^openrouteservice answered in a shape/.test(e.message);
+  const directions = fixture("ors", "directions_json.json") as { routes: { segments: { steps: Record<string, unknown>[] }[] }[] };
+  assert.throws(() => checkShape("ors", orsDirections, { routes_v3: directions.routes }), drift("/routes"));
+  const step = directions.routes[0]!.segments[0]!.steps[0]!;
+  step.text = step.instruction;
+  delete step.instruction;
+  assert.throws(() => checkShape("ors", orsDirections, directions), drift("/routes/0/segments/0/steps/0/instruction"));
+  const { distances, ...rest } = fixture("ors", "matrix_distances_km.json") as Record<string, unknown>;
+  assert.throws(() => checkShape("ors", orsMatrix, { ...rest, distance_matrix: distances }), drift("/distances"));
+  assert.throws(() => checkShape("ors", orsMatrix, { distances: [[0, "12.5"]] }), drift("/distances/0/1"));
 });
 
 test("ORS matrix: distances and durations asked in km; the recording (distances only) leaves durations absent", () => {
@@ -61,20 +79,21 @@ test("ORS matrix: distances and durations asked in km; the recording (distances 
     metrics: ["distance", "duration"],
     units: "km",
   });
-  const matrix = parseOrsMatrix(200, fixture("ors", "matrix_distances_km.json"), 2);
+  const recorded = checkShape("ors", orsMatrix, fixture("ors", "matrix_distances_km.json"));
+  const matrix = parseOrsMatrix(recorded, 2);
   assert.deepEqual(matrix.distances_km, [
     [0, 382.56],
     [383.1, 0],
   ]);
   assert.equal(matrix.durations_s, undefined);
-  assert.throws(() => parseOrsMatrix(200, fixture("ors", "matrix_distances_km.json"), 3), providerError(/wrong size/));
+  assert.throws(() => parseOrsMatrix(recorded, 3), providerError(/wrong size/));
 });
 
 test("OSRM route: GET /route/v1/driving/{lon,lat;…} with steps; the recording without steps keeps its length and time", () => {
   const request = toOsrmRouteRequest([ulm, stuttgart], false);
   assert.equal(request.path, "/route/v1/driving/9.9934336,48.3974003;9.1800132,48.7784485");
   assert.deepEqual(request.query, { overview: "false", steps: "true", alternatives: "false" });
-  const [route] = parseOsrmRoute(fixture("osrm", "route_polyline6.json"));
+  const [route] = parseOsrmRoute(checkShape("osrm", osrmRoute, fixture("osrm", "route_polyline6.json")));
   assert.equal(route?.distance_m, 4731.8);
   assert.equal(route?.duration_s, 630.7);
   assert.deepEqual(route?.steps, []);
@@ -82,7 +101,7 @@ test("OSRM route: GET /route/v1/driving/{lon,lat;…} with steps; the recording 
 });
 
 test("OSRM route steps (the documented RouteStep example): instructions composed from maneuver and road name", () => {
-  const [route] = parseOsrmRoute(fixture("osrm", "route_documented_steps.json"));
+  const [route] = parseOsrmRoute(checkShape("osrm", osrmRoute, fixture("osrm", "route_documented_steps.json")));
   assert.deepEqual(route?.steps, [
     { instruction: "Turn right onto Lortzingstraße", distance_m: 152.3, duration_s: 15.6, name: "Lortzingstraße" },
     { instruction: "Arrive at the destination", distance_m: 0, duration_s: 0, name: "Lortzingstraße" },
@@ -98,11 +117,24 @@ test("OSRM table: durations in seconds as recorded, distances absent; an error c
   const request = toOsrmTableRequest([ulm, stuttgart]);
   assert.equal(request.path, "/table/v1/driving/9.9934336,48.3974003;9.1800132,48.7784485");
   assert.deepEqual(request.query, { annotations: "duration,distance" });
-  const matrix = parseOsrmTable(fixture("osrm", "table_square.json"), 5);
+  const matrix = parseOsrmTable(checkShape("osrm", osrmTable, fixture("osrm", "table_square.json")), 5);
   assert.deepEqual(matrix.durations_s?.[0], [0, 1559.9, 4192.8, 9858.4, 7679.7]);
   assert.equal(matrix.distances_km, undefined);
-  assert.throws(() => parseOsrmRoute({ code: "NoRoute", message: "Impossible route between points" }), providerError(/Impossible route/));
-  assert.throws(() => parseOsrmTable({ code: "InvalidQuery" }, 2), providerError(/InvalidQuery/));
+  assert.throws(() => checkJsonAnswer(toOsrmRouteRequest([ulm, stuttgart], false), 400, { code: "NoRoute", message: "Impossible route between points" }), providerError(/Impossible route/));
+  assert.throws(() => checkJsonAnswer(request, 400, { code: "InvalidQuery" }), providerError(/InvalidQuery/));
+  assert.equal(osrmRefusal(fixture("osrm", "table_square.json")), undefined);
+});
+
+test("every OSRM recording fits its declared answer; a renamed routes, legs, maneuver or durations is drift naming it", () => {
+  for (const name of ["route_polyline6", "route_simple_polyline5", "route_documented_steps"]) checkShape("osrm", osrmRoute, fixture("osrm", `${name}.json`));
+  const drift = (pointer: string) => (e: unknown) => e instanceof ProviderDrift && e.pointer === pointer && /^OSRM public demo server answered in a shape/.test(e.message);
+  const route = fixture("osrm", "route_documented_steps.json") as { routes: { legs: { steps: Record<string, unknown>[] }[] }[] };
+  const step = route.routes[0]!.legs[0]!.steps[0]!;
+  step.maneuvre = step.maneuver;
+  delete step.maneuver;
+  assert.throws(() => checkShape("osrm", osrmRoute, route), drift("/routes/0/legs/0/steps/0/maneuver"));
+  const { durations, ...table } = fixture("osrm", "table_square.json") as Record<string, unknown>;
+  assert.throws(() => checkShape("osrm", osrmTable, { ...table, duration_matrix: durations }), drift("/durations"));
 });
 
 test("matrix cells: null stays null (no route), metres scale to km, a ragged matrix is provider_error", () => {
@@ -122,4 +154,21 @@ test("the demo-engine note says car only and no service level, and names a mode 
   assert.equal(durationText(45), "45 min");
   assert.equal(durationText(120), "2 h");
   assert.equal(durationText(0.2), "under 1 min");
+});
+
+test("the credit line: the engine's and OpenStreetMap's (ODbL), and Nominatim's when a place name was geocoded", () => {
+  assert.equal(creditOf(ORS_ENGINE, [{ ...ulm, label: "Ulm" }]), ORS_ENGINE);
+  const geocoded = creditOf(OSRM_ENGINE, [{ ...ulm, label: "48.3974,9.993434" }, { ...stuttgart, label: "Stuttgart", geocoded: true }]);
+  assert.equal(geocoded.attribution, "Routing: OSRM (Project OSRM public demo server) | Map data © OpenStreetMap contributors | Geocoding: Nominatim (OpenStreetMap)");
+  assert.deepEqual({ license: geocoded.license, license_url: geocoded.license_url }, { license: "ODbL-1.0 (OpenStreetMap data)", license_url: "https://www.openstreetmap.org/copyright" });
+  assert.match(ORS_ENGINE.attribution, /^© openrouteservice\.org by HeiGIT \| Map data © OpenStreetMap contributors$/);
+});
+
+test("the probes are one cheap request each, built by the adapters with their declared answers", () => {
+  assert.equal(orsProbe.provider, "ors");
+  assert.equal(orsProbe.request.response, orsDirections);
+  assert.equal((orsProbe.request.body as { coordinates: unknown[] }).coordinates.length, 2);
+  assert.equal(osrmProbe.provider, "osrm");
+  assert.equal(osrmProbe.request.response, osrmRoute);
+  assert.equal(osrmProbe.request.query?.alternatives, "false");
 });

@@ -6,6 +6,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import type { Located } from "./places.ts";
 import { arr, numeric } from "./read.ts";
 
 export const MODES = ["driving", "walking", "cycling"] as const;
@@ -45,24 +46,41 @@ export interface Engine {
 /** The credit keys of navigation records, always present (spec 4.6). */
 export const engineRecordKeys = {
   engine: Type.String({ description: "The routing engine that answered: `openrouteservice` or `osrm` (the fallback)." }),
-  attribution: Type.String({ description: "The credit line to show with the result." }),
-  license: Type.String({ description: "Licence of the map data the result is computed from." }),
+  attribution: Type.String({
+    description: "The credit line to show with the result: the routing engine's, OpenStreetMap's (the map data), and Nominatim's when a place name was geocoded.",
+  }),
+  license: Type.String({ description: "Licence of the map data the result is computed from (OpenStreetMap's ODbL, for routes and geocoded places alike)." }),
   license_url: Type.String({ description: "Where that licence is stated." }),
 };
 
+/**
+ * Routes, matrices and geocoded places are all computed from OpenStreetMap data: ODbL 1.0, credited
+ * "© OpenStreetMap contributors" with a link to https://www.openstreetmap.org/copyright (the
+ * OpenStreetMap Foundation's attribution guidelines; Nominatim's answers carry the same `licence`).
+ */
 const OSM_LICENSE = { license: "ODbL-1.0 (OpenStreetMap data)", license_url: "https://www.openstreetmap.org/copyright" } as const;
 
+/** openrouteservice's terms ask for its credit with OpenStreetMap's, as its own maps show it. */
 export const ORS_ENGINE: Engine = {
   engine: "openrouteservice",
   attribution: "© openrouteservice.org by HeiGIT | Map data © OpenStreetMap contributors",
   ...OSM_LICENSE,
 };
 
+/** The OSRM demo server's usage policy: show the source of the routes (OSRM) and the data licence (ODbL). */
 export const OSRM_ENGINE: Engine = {
   engine: "osrm",
   attribution: "Routing: OSRM (Project OSRM public demo server) | Map data © OpenStreetMap contributors",
   ...OSM_LICENSE,
 };
+
+/** What the credit line adds when a place name was geocoded with Nominatim (the same OpenStreetMap data and licence). */
+export const NOMINATIM_CREDIT = "Geocoding: Nominatim (OpenStreetMap)";
+
+/** The engine's credit line for a result, with Nominatim's when any of its places was a geocoded name. */
+export function creditOf(engine: Engine, points: readonly Located[]): Engine {
+  return points.some((p) => p.geocoded) ? { ...engine, attribution: `${engine.attribution} | ${NOMINATIM_CREDIT}` } : engine;
+}
 
 /** `notes[]` whenever the OSRM demo server answers (spec 4.6: car profile only, no service-level guarantee). */
 export function demoEngineNotes(mode: Mode): string[] {

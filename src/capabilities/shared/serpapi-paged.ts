@@ -3,7 +3,8 @@
  * page read, each billed $0.004 as SerpApi answers it (also when it found nothing, as SerpApi bills
  * it), refused and failed searches not at all. Slicing of provider pages: shared/provider-pages.ts.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { TSchema } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { CostDecl } from "../framework/costs.ts";
 import type { CapabilityContext } from "../types.ts";
 import { readSerpApi, SERPAPI_SEARCH_USD, type SerpAnswer } from "./serpapi.ts";
@@ -16,10 +17,13 @@ export function serpApiPagedCost<Q>(maxRequests: (query: Q) => number, basis: st
   return { maxMetered: (query) => maxRequests(query) * SERPAPI_SEARCH_USD, typicalCredits: 4, basis };
 }
 
-/** Send one SerpApi search, read its answer (shared/serpapi.ts) and charge it: $0.004 once SerpApi answered. */
-export async function serpApiSearch(ctx: CapabilityContext<unknown>, request: UpstreamRequest): Promise<SerpAnswer> {
-  const response = await ctx.upstream.send<unknown>(request, ctx.signal);
-  const answer = readSerpApi(response.status, response.body);
-  ctx.meter.charge(SERPAPI_SEARCH_USD);
+/**
+ * Send one SerpApi search (checked: shared/serpapi.ts), read its answer and charge it: $0.004 once
+ * SerpApi answered, nothing when Quarry's answer cache did (an identical search within its time to live).
+ */
+export async function serpApiSearch<S extends TSchema>(ctx: CapabilityContext<unknown>, request: JsonRequest<S>): Promise<SerpAnswer> {
+  const response = await ctx.upstream.send(request, ctx.signal);
+  const answer = readSerpApi(response.body);
+  if (response.cached === undefined) ctx.meter.charge(SERPAPI_SEARCH_USD);
   return answer;
 }

@@ -3,6 +3,10 @@
  * engine: the request, the cost, how an answer is read (its error shapes, `search_metadata`
  * status, "no results" as an empty result rather than an error) and its pagination forms.
  *
+ * Every SerpApi request declares the schema of its engine's answer (the fields its mapper reads) and
+ * carries `serpApiRefusal`, which the upstream client runs before that schema: SerpApi's own error
+ * answers never reach the shape check, and its "no results" answer is passed on unchecked.
+ *
  * Errors, as SerpApi sends them:
  * - about this deployment's own SerpApi account (its key, plan or searches left): HTTP 401 (key),
  *   403 (account), or an `error` text saying so in a body of another status. The caller is told only
@@ -13,8 +17,9 @@
  * - 429 (hourly throughput or searches used up): retried by the upstream client, then reported as
  *   the provider's rate limit, without SerpApi's text.
  */
+import type { TSchema } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { CostDecl } from "../framework/costs.ts";
 import type { JsonValue } from "../types.ts";
 import { arr, int, type Obj, obj, str } from "./read.ts";
@@ -33,15 +38,41 @@ export const SERPAPI_DETAIL_COST = { perCall: SERPAPI_SEARCH_USD } as const;
 export type SerpParams = Record<string, string | number | boolean | undefined>;
 
 /**
- * `GET /search.json?engine=<engine>&…`. 400 is read (SerpApi's own `error` words reach the caller),
- * 401 and 403 too (SerpApi's words reach the log); the client adds `api_key`.
+ * `GET /search.json?engine=<engine>&…`, its answer checked against `response` (the engine's fields its
+ * mapper reads) after `serpApiRefusal`; the client adds `api_key`.
  */
-export function serpApiRequest(engine: string, params: SerpParams): UpstreamRequest {
-  return { provider: "serpapi", method: "GET", path: "/search.json", query: { engine, ...params }, acceptStatus: [400, 401, 403] };
+export function serpApiRequest<S extends TSchema>(engine: string, params: SerpParams, response: S): JsonRequest<S> {
+  return { provider: "serpapi", method: "GET", path: "/search.json", query: { engine, ...params }, refusal: serpApiRefusal, response };
 }
 
 const ACCOUNT_ERROR = /api[ _-]?key|run out|your (?:account|plan|searches)|upgrade your plan|account (?:has been|is) /i;
 const NO_RESULTS = /hasn'?t returned any results|no results/i;
+
+/**
+ * SerpApi's own answers that are not results (see the header): its account refusals and other
+ * `error`s as provider errors, "no results" (HTTP 200) passed on, a search SerpApi marks failed.
+ */
+export function serpApiRefusal(body: unknown, status: number): ApiError | "no_results" | undefined {
+  const root = obj(body);
+  const error = str(root?.error);
+  const ok = status >= 200 && status < 300;
+  if (status === 401 || status === 403 || (error !== undefined && ACCOUNT_ERROR.test(error))) {
+    return new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
+      retryable: false,
+      hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
+      cause: new Error(`SerpApi (HTTP ${status}): ${error ?? "no error text"}`),
+    });
+  }
+  if (error !== undefined) {
+    if (ok && NO_RESULTS.test(error)) return "no_results";
+    return new ApiError("provider_error", `SerpApi reported: ${error}`, {
+      retryable: false,
+      hint: "SerpApi refused this request; nothing was charged. The same request is likely to be refused again: change it.",
+    });
+  }
+  if (ok && str(obj(root?.search_metadata)?.status) === "Error") return new ApiError("provider_error", "SerpApi reported the search as failed.");
+  return undefined;
+}
 
 /** An answer read: its root object, or `noResults` when SerpApi found nothing (billed, not an error). */
 export interface SerpAnswer {
@@ -49,29 +80,13 @@ export interface SerpAnswer {
   noResults: boolean;
 }
 
-/** Read a SerpApi answer; throws provider_error for failures (see the header). */
-export function readSerpApi(status: number, body: unknown): SerpAnswer {
-  const root = obj(body);
-  if (root === undefined) throw new ApiError("provider_error", `SerpApi answered HTTP ${status} with a non-object body.`);
-  const error = str(root.error);
-  const ok = status >= 200 && status < 300;
-  if (status === 401 || status === 403 || (error !== undefined && ACCOUNT_ERROR.test(error))) {
-    throw new ApiError("provider_error", "SerpApi refused this deployment's account (its key or plan); nothing was charged.", {
-      retryable: false,
-      hint: "Retrying will not help until the operator fixes the deployment's SerpApi account; the cause is in its log.",
-      cause: new Error(`SerpApi (HTTP ${status}): ${error ?? "no error text"}`),
-    });
-  }
-  if (error !== undefined) {
-    if (ok && NO_RESULTS.test(error)) return { root, noResults: true };
-    throw new ApiError("provider_error", `SerpApi reported: ${error}`, {
-      retryable: false,
-      hint: "SerpApi refused this request; nothing was charged. The same request is likely to be refused again: change it.",
-    });
-  }
-  if (!ok) throw new ApiError("provider_error", `SerpApi answered HTTP ${status}.`);
-  if (str(obj(root.search_metadata)?.status) === "Error") throw new ApiError("provider_error", "SerpApi reported the search as failed.");
-  return { root, noResults: false };
+/**
+ * A SerpApi answer the client passed (refusals are thrown before it): its root, and whether it is
+ * SerpApi's "no results" answer.
+ */
+export function readSerpApi(body: unknown): SerpAnswer {
+  const root = obj(body) ?? {};
+  return { root, noResults: str(root.error) !== undefined };
 }
 
 /** search_metadata.created_at ("2022-12-24 12:13:15 UTC") as ISO 8601. */
@@ -137,7 +152,8 @@ export function echoedParameters(root: Obj): Obj | undefined {
   return obj(root.search_parameters);
 }
 
-/** What every SerpApi source declares: its id (stored in cursors), title and required key; add `search`. */
-export function serpApiSourceOf(engineTitle: string): { id: "serpapi"; title: string; requiredKeys: readonly string[] } {
-  return { id: "serpapi", title: `SerpApi (${engineTitle})`, requiredKeys: ["SERPAPI_API_KEY"] };
+
+/** What every SerpApi source declares: its id (stored in cursors), title and provider (whose key it needs); add `search`. */
+export function serpApiSourceOf(engineTitle: string): { id: "serpapi"; title: string; providers: readonly ["serpapi"] } {
+  return { id: "serpapi", title: `SerpApi (${engineTitle})`, providers: ["serpapi"] };
 }

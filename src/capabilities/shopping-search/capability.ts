@@ -15,7 +15,8 @@ import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import type { Filter } from "../types.ts";
 import { detailRequest, storedOffer, toDetail } from "./immersive-product.ts";
 import { SOURCE, toProviderPage, toRequest } from "./serpapi-shopping.ts";
-import { filterUpdateRules, mergeShoppingUpdate } from "./shopping-filters.ts";
+import { filterUpdateRules, isOlderLayoutToken, mergeShoppingUpdate, type ShoppingLayout } from "./shopping-filters.ts";
+import { HOUR } from "../framework/durations.ts";
 
 const price = (description: string) => Type.Optional(Type.Number({ minimum: 0, maximum: 100_000_000, description }));
 
@@ -38,8 +39,14 @@ export const shoppingSearchSchema = Type.Object(
     num: num(25, 10, "Products per call."),
     price_min: price("Lowest item price, excluding delivery, in the store's currency."),
     price_max: price("Highest item price, excluding delivery, in the store's currency."),
-    condition: oneOf(["new", "used"], "Item condition."),
-    sort: oneOf(["price_low_to_high", "price_high_to_low", "rating_high_to_low"], "Order of the products; Google's relevance when omitted."),
+    condition: oneOf(
+      ["new", "used"],
+      "Item condition, checked on each product as Google marks it (`used`: marked second-hand; `new`: not marked); a page can then be short or empty while `has_more` is true.",
+    ),
+    sort: oneOf(
+      ["price_low_to_high", "price_high_to_low", "rating_high_to_low"],
+      "Order of the products; Google's relevance when omitted. Google Shopping has no rating order now: `rating_high_to_low` keeps Google's order and says so in `notes[]`.",
+    ),
   },
   { additionalProperties: false },
 );
@@ -49,13 +56,40 @@ export type ShoppingSearchQuery = Static<typeof shoppingSearchSchema>;
 /** Google's pages hold 40-60 products, more than `num`: a call reads at most its page and the next. */
 const MAX_REQUESTS = 2;
 
-/** The applied filter's private token, from the search's filters (the unfiltered search's, kept by filtered answers). */
-function filterToken(filters: readonly Filter[], id: string): string {
-  const token = filters.find((f) => f.id === id)?.token;
-  if (token === undefined) {
+/** The applied filter, with its private token, from the search's filters (the unfiltered search's, kept by filtered answers). */
+function appliedFilter(filters: readonly Filter[], id: string): Filter & { token: string } {
+  const filter = filters.find((f) => f.id === id);
+  if (filter?.token === undefined) {
     throw invalidRequest([{ path: "/params/filter_id", message: "is not among this search's filters[] any more; send filter_id: null" }]);
   }
-  return token;
+  return { ...filter, token: filter.token };
+}
+
+/**
+ * What the call could not apply as asked, in `notes[]`: Google Shopping's current layout has no
+ * rating order and no condition parameter (SerpApi's google_shopping reads `sort_by` 1/2, prices and
+ * `shoprs` filters, no `tbs`), and an older-layout filter answered in the current layout was ignored.
+ */
+function shoppingNotes(query: ShoppingSearchQuery, left: number, filter: Filter | undefined, layouts: ShoppingLayout[]): string[] {
+  const notes: string[] = [];
+  if (query.sort === "rating_high_to_low") {
+    notes.push(
+      "`sort: rating_high_to_low` was not applied: Google Shopping no longer offers a rating order (SerpApi's google_shopping sorts by price only), so the products are in Google's order.",
+    );
+  }
+  if (query.condition !== undefined) {
+    notes.push(
+      `\`condition: ${query.condition}\` is checked on each product as Google marks it (Google Shopping takes no condition parameter now): ` +
+        (query.condition === "used" ? "only products marked second-hand are kept" : "products marked second-hand are left out") +
+        (left > 0 ? `; ${left} product${left === 1 ? " was" : "s were"} left out, so a page can be short or empty while has_more is true.` : "."),
+    );
+  }
+  if (filter !== undefined && isOlderLayoutToken(filter.token ?? "") && layouts.includes("new")) {
+    notes.push(
+      `The filter "${filter.label}" was not applied: it comes from Google Shopping's older layout, which Google retired; send \`filter_id: null\` and apply one of the current filters.`,
+    );
+  }
+  return notes;
 }
 
 export const shoppingSearch = defineCapability({
@@ -64,7 +98,9 @@ export const shoppingSearch = defineCapability({
   summary: "Products on Google Shopping with price, seller, rating, delivery and condition; filters and merchant offers.",
   description:
     `Searches ${SOURCE}. Narrow by \`country\`, \`language\`, \`location\`, item price (\`price_min\` ≤ ` +
-    "`price_max`, excluding delivery), `condition`, and order by price or rating. Records carry `source` " +
+    "`price_max`, excluding delivery), `condition` (checked on each product as Google marks it, so a page can be " +
+    "short while `has_more` is true), and order by price (Google Shopping has no rating order now: " +
+    "`rating_high_to_low` keeps Google's order, said in `notes[]`). Records carry `source` " +
     "always and `price` (number), `price_display` (as shown), `seller`, `rating`, `reviews`, `delivery` " +
     "and `condition` when Google gives them. The answer's `filters[]` lists Google's refinements (brand, " +
     "price band, on sale…): apply one with `update` and `filter_id` (only there, only an id of this " +
@@ -87,6 +123,8 @@ export const shoppingSearch = defineCapability({
   }),
   paging: "page",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: serpApiPagedCost(
     () => MAX_REQUESTS,
     "4 credits ($0.004) per SerpApi search read: one Google Shopping page of 40-60 products, so most " +
@@ -108,21 +146,26 @@ export const shoppingSearch = defineCapability({
     {
       ...serpApiSourceOf("Google Shopping"),
       async search(ctx, query, cursor) {
-        const token = typeof query.filter_id === "string" ? filterToken(ctx.filters, query.filter_id) : undefined;
+        const filter = typeof query.filter_id === "string" ? appliedFilter(ctx.filters, query.filter_id) : undefined;
         let offered: Filter[] | undefined;
+        let left = 0;
+        const layouts: ShoppingLayout[] = [];
         const got = await collectPages({
           cursor,
           want: query.num,
           maxRequests: MAX_REQUESTS,
           fetch: async (start) => {
-            const page = toProviderPage(await serpApiSearch(ctx, toRequest(query, typeof start === "number" ? start : 0, token)));
+            const page = toProviderPage(await serpApiSearch(ctx, toRequest(query, typeof start === "number" ? start : 0, filter?.token)), query);
             offered ??= page.filters;
+            left += page.left;
+            if (page.layout !== undefined) layouts.push(page.layout);
             return page;
           },
         });
         // A filtered answer keeps publishing the filters of the search it was applied to.
-        const filters = token === undefined ? offered : [...ctx.filters];
-        return { records: got.items, next: got.next, ...(filters?.length ? { filters } : {}) };
+        const filters = filter === undefined ? offered : [...ctx.filters];
+        const notes = shoppingNotes(query, left, filter, layouts);
+        return { records: got.items, next: got.next, ...(filters?.length ? { filters } : {}), ...(notes.length > 0 ? { notes } : {}) };
       },
     },
   ],
@@ -145,8 +188,8 @@ export const shoppingSearch = defineCapability({
       async run(ctx, record) {
         const token = record.ref?.page_token;
         if (typeof token !== "string" || token === "") return { ...storedOffer(record.summary), billed: false };
-        const response = await ctx.upstream.send<unknown>(detailRequest(token), ctx.signal);
-        return toDetail(response.status, response.body);
+        const response = await ctx.upstream.send(detailRequest(token), ctx.signal);
+        return toDetail(response.body);
       },
     },
   },

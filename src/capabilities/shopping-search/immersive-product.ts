@@ -5,7 +5,8 @@
  * (older layout) has no product page to ask: its detail is the one offer the search returned,
  * with no provider call. Pure mappers; no I/O.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, defined, httpUrl, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, Link } from "../types.ts";
@@ -13,13 +14,51 @@ import type { JsonObject, JsonValue, Link } from "../types.ts";
 const MAX_OFFERS = 20;
 const MAX_SPECS = 60;
 
-export function detailRequest(pageToken: string): UpstreamRequest {
-  return serpApiRequest("google_immersive_product", { page_token: pageToken });
+/** A merchant's offer (`stores[]`). */
+const store = Type.Object({
+  name: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+  extracted_price: Type.Optional(Type.Number()),
+  price: Type.Optional(Type.String()),
+  extracted_original_price: Type.Optional(Type.Number()),
+  rating: Type.Optional(Type.Number()),
+  reviews: Type.Optional(Type.Number()),
+  details_and_offers: Type.Optional(Type.Array(Type.String())),
+  link: Type.Optional(Type.String()),
+});
+
+/**
+ * A google_immersive_product answer: `product_results` (required) with its title, brand, rating,
+ * offers, description and specifications (`about_the_product.features[]`, or a `specs` object whose
+ * text values are read).
+ */
+export const immersiveProductAnswer = Type.Object({
+  product_results: Type.Object({
+    title: Type.String(),
+    brand: Type.Optional(Type.String()),
+    rating: Type.Optional(Type.Number()),
+    reviews: Type.Optional(Type.Number()),
+    price_range: Type.Optional(Type.String()),
+    extensions: Type.Optional(Type.Array(Type.String())),
+    stores: Type.Optional(Type.Array(store)),
+    about_the_product: Type.Optional(
+      Type.Object({
+        description: Type.Optional(Type.String()),
+        features: Type.Optional(Type.Array(Type.Object({ title: Type.Optional(Type.String()), value: Type.Optional(Type.String()) }))),
+      }),
+    ),
+    specs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  }),
+});
+export type ImmersiveProductAnswer = Static<typeof immersiveProductAnswer>;
+
+export function detailRequest(pageToken: string): JsonRequest<typeof immersiveProductAnswer> {
+  return serpApiRequest("google_immersive_product", { page_token: pageToken }, immersiveProductAnswer);
 }
 
 /** The product's specifications and merchant offers. */
-export function toDetail(status: number, body: unknown): { detail: JsonObject; links: Link[] } {
-  const { root, noResults } = readSerpApi(status, body);
+export function toDetail(body: ImmersiveProductAnswer): { detail: JsonObject; links: Link[] } {
+  const { root, noResults } = readSerpApi(body);
   const product = obj(root.product_results);
   if (noResults || product === undefined) {
     return { detail: { offers: [], specifications: [], note: "Google has no product page for this result any more." }, links: [] };

@@ -6,6 +6,8 @@
  * and `shoprs`) or a `tbs` value (older layout). Quarry publishes each option as `{id, label,
  * group}` and keeps that data as the filter's private `token` (a query string of `q`/`shoprs` or
  * `tbs`), which never leaves Quarry. Ids are `<group>:<label>` slugs, stable across answers.
+ * Google retired the older layout in 2025 and SerpApi no longer reads `tbs` in the new one: a `tbs`
+ * filter answered in the new layout was not applied, and the answer says so (capability.ts).
  *
  * `filter_id` applies one filter to the search it came from: its filters are those of the
  * unfiltered search, and a filtered answer keeps publishing them (so a filter is replaced, not
@@ -14,10 +16,49 @@
  * query, country, language or location clears it, and sending it together with such a change is
  * refused (the new search has other filters).
  */
+import { Type } from "@sinclair/typebox";
 import type { Violation } from "../../errors.ts";
 import { type Obj, str } from "../shared/read.ts";
 import { objects } from "../shared/serpapi.ts";
 import type { Filter, JsonObject, JsonValue, SessionView } from "../types.ts";
+
+/**
+ * The `filters[]` of a google_shopping answer as filtersOf reads them: groups (`type`, absent on the
+ * first) of options with a label and the data that applies them (`serpapi_link`, or older `tbs`).
+ */
+export const filtersAnswer = Type.Object({
+  filters: Type.Optional(
+    Type.Array(
+      Type.Object({
+        type: Type.Optional(Type.String()),
+        options: Type.Optional(
+          Type.Array(
+            Type.Object({ text: Type.Optional(Type.String()), serpapi_link: Type.Optional(Type.String()), tbs: Type.Optional(Type.String()) }),
+          ),
+        ),
+      }),
+    ),
+  ),
+});
+
+/** Which Google Shopping layout an answer's filters come from: `new` (`shoprs` links) or `older` (`tbs`). */
+export type ShoppingLayout = "new" | "older";
+
+/** The layout of an answer, from how its filters apply; undefined when it offers none. */
+export function layoutOf(root: Obj): ShoppingLayout | undefined {
+  for (const group of objects(root, "filters")) {
+    for (const option of objects(group, "options")) {
+      if (str(option.serpapi_link) !== undefined) return "new";
+      if (str(option.tbs) !== undefined) return "older";
+    }
+  }
+  return undefined;
+}
+
+/** Whether a filter's token applies through `tbs`, which only Google's older layout reads. */
+export function isOlderLayoutToken(token: string): boolean {
+  return new URLSearchParams(token).has("tbs");
+}
 
 /** The fields whose change makes a new search (with other filters), clearing `filter_id`. */
 export const SEARCH_SCOPE = ["query", "country", "language", "location"] as const;

@@ -7,6 +7,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
+import { faultOf } from "../../upstream/faults.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
 import { num, oneOfOr, text } from "../framework/fields.ts";
@@ -32,6 +33,7 @@ import {
   twitterRecords,
   userDetail,
 } from "./twitterapi.ts";
+import { MINUTE } from "../framework/durations.ts";
 
 export const socialSearchSchema = Type.Object(
   {
@@ -57,8 +59,8 @@ async function microblogSlice(ctx: CapabilityContext<unknown>, query: SocialSear
   let { cursor: at, skip } = parseMicroblogCursor(cursor);
   const records: RecordDraft[] = [];
   for (let fetches = 0; fetches < MAX_FETCHES; fetches++) {
-    const response = await ctx.upstream.send<unknown>(toTwitterSearchRequest(query.kind, query.query, at), ctx.signal);
-    const page = parseTwitterSearch(response.status, response.body, query.kind);
+    const response = await ctx.upstream.send(toTwitterSearchRequest(query.kind, query.query, at), ctx.signal);
+    const page = parseTwitterSearch(response.body);
     const fresh = twitterRecords(page.items, query.kind).slice(skip);
     const room = query.num - records.length;
     if (fresh.length > room) {
@@ -74,14 +76,19 @@ async function microblogSlice(ctx: CapabilityContext<unknown>, query: SocialSear
   return { records, next: { cursor: at, skip: 0 } };
 }
 
-/** Reddit's own refusals keep their hint; a rate limit (429, reported by the client) gains it. */
+/**
+ * Reddit's own refusals keep their hint; its rate limit (a 429 the client reports) gains Reddit's,
+ * with the wait when one is known (Reddit sends `x-ratelimit-reset`, not `Retry-After`, so the client
+ * usually knows none). The client's own pacing refusal keeps its hint (the rate it keeps to).
+ */
 async function fromReddit<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof ApiError && error.code === "provider_error" && error.hint !== REDDIT_REFUSAL_HINT && /429|rate limit/i.test(error.message)) {
+    const limited = faultOf(error) === "rate_limited" || (error instanceof ApiError && /429|rate limit/i.test(error.message));
+    if (error instanceof ApiError && error.code === "provider_error" && error.hint !== REDDIT_REFUSAL_HINT && limited) {
       throw new ApiError("provider_error", error.message, {
-        hint: REDDIT_REFUSAL_HINT,
+        hint: `${REDDIT_REFUSAL_HINT}${error.retryAfter === undefined ? "" : ` Reddit's wait: about ${error.retryAfter} s.`}`,
         cause: error,
         ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
       });
@@ -144,6 +151,8 @@ export const socialSearch = defineCapability({
   }),
   paging: "token",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: 5 * MINUTE,
   cost: {
     perItem: MICROBLOG_ITEM_USD,
     maxItems: (q) => q.num,
@@ -156,19 +165,18 @@ export const socialSearch = defineCapability({
     field: "platform",
     options: {
       microblog: {
-        requiredKeys: ["TWITTERAPI_API_KEY"],
-        sources: [{ id: "twitterapi", title: "twitterapi.io", search: microblogSlice }],
+        sources: [{ id: "twitterapi", title: "twitterapi.io", providers: ["twitterapi"], search: microblogSlice }],
         actions: {
           details: {
             cost: { perCall: MICROBLOG_ITEM_USD },
             async run(ctx, record) {
               const { kind, value } = refOf(record, record.ref?.kind === "profile" ? "userName" : "id");
               if (kind === "post") {
-                const response = await ctx.upstream.send<unknown>(toTweetRequest(value), ctx.signal);
-                return tweetDetail(response.status, response.body, value);
+                const response = await ctx.upstream.send(toTweetRequest(value), ctx.signal);
+                return tweetDetail(response.body, value);
               }
-              const response = await ctx.upstream.send<unknown>(toUserInfoRequest(value), ctx.signal);
-              return userDetail(response.status, response.body, value);
+              const response = await ctx.upstream.send(toUserInfoRequest(value), ctx.signal);
+              return userDetail(response.body, value);
             },
           },
         },
@@ -179,10 +187,11 @@ export const socialSearch = defineCapability({
           {
             id: "reddit",
             title: "Reddit",
+            providers: ["reddit"],
             async search(ctx, query, cursor) {
               const after = typeof cursor === "string" ? cursor : null;
-              const response = await fromReddit(() => ctx.upstream.send<string>(toRedditSearchRequest(query.kind, query.query, query.num, after), ctx.signal));
-              return redditPage(response.status, response.body, query.kind, query.num);
+              const response = await fromReddit(() => ctx.upstream.send(toRedditSearchRequest(query.kind, query.query, query.num, after), ctx.signal));
+              return redditPage(response.body, query.kind, query.num);
             },
           },
         ],
@@ -190,9 +199,12 @@ export const socialSearch = defineCapability({
           details: {
             async run(ctx, record) {
               const { kind, value } = refOf(record, "name");
-              const request = kind === "post" ? toRedditPostRequest(value) : toRedditUserRequest(value);
-              const response = await fromReddit(() => ctx.upstream.send<string>(request, ctx.signal));
-              return kind === "post" ? redditPostDetail(response.status, response.body, value) : redditUserDetail(response.status, response.body, value);
+              if (kind === "post") {
+                const response = await fromReddit(() => ctx.upstream.send(toRedditPostRequest(value), ctx.signal));
+                return redditPostDetail(response.body, value);
+              }
+              const response = await fromReddit(() => ctx.upstream.send(toRedditUserRequest(value), ctx.signal));
+              return redditUserDetail(response.body, value);
             },
           },
         },

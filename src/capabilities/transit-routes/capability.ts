@@ -109,8 +109,8 @@ export const transitRoutes = defineCapability({
     {
       ...serpApiSourceOf("Google Maps Directions"),
       async search(ctx, query) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-        return toPage(response.status, response.body, query, ctx.now());
+        const response = await ctx.upstream.send(toRequest(query), ctx.signal);
+        return toPage(response.body, query, ctx.now());
       },
     },
   ],

@@ -4,13 +4,22 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture, violationsOf } from "../../../test/helpers/capability-kit.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import { transitRoutes, type TransitRoutesQuery } from "./capability.ts";
-import { requestedTimeStatus, timeParam, toPage, toRequest } from "./google-directions.ts";
+import { type DirectionsAnswer, directionsAnswer, requestedTimeStatus, timeParam, toPage, toRequest } from "./google-directions.ts";
 
-const routes = () => fixture("serpapi-google_maps_directions", "transit_times_square_brooklyn_bridge_documented.json") as Record<string, unknown>;
+// The documented example as the upstream client passes it: it fits the declared answer.
+const routes = () =>
+  checkShape("serpapi", directionsAnswer, fixture("serpapi-google_maps_directions", "transit_times_square_brooklyn_bridge_documented.json")) as Record<string, unknown>;
 const Q: TransitRoutesQuery = { origin: "Times Square, New York", destination: "Brooklyn Bridge, New York", preference: "best", num: 5 };
 const NOW = new Date("2030-01-01T00:00:00Z");
+
+/** What the source makes of an answer: the upstream client's check (SerpApi's refusals, then the schema), then the mapper. */
+function page(body: unknown, query: TransitRoutesQuery = Q) {
+  checkJsonAnswer(toRequest(query), 200, body);
+  return toPage(body as DirectionsAnswer, query, NOW);
+}
 
 test("request: addresses or coordinates, transit mode, time as Unix seconds, route and prefer codes", () => {
   assert.deepEqual(toRequest({ ...Q, language: "en", country: "US" }).query, {
@@ -36,13 +45,14 @@ test("request: addresses or coordinates, transit mode, time as Unix seconds, rou
   assert.equal(q.end_coords, "40.7061,-73.9969");
   assert.equal(q.start_addr, undefined);
   assert.equal(q.time, "arrive_by:1741013100");
-  assert.equal(q.route, 3);
+  assert.equal(q.route, 4);
   assert.equal(q.prefer, "subway,tram_light_rail");
   assert.equal(timeParam({ mode: "depart_at", at: "2025-03-03T14:45:00Z" }), "depart_at:1741013100");
   assert.equal(timeParam({ mode: "last_available" }), "last_available");
   assert.equal(timeParam(undefined), undefined);
-  assert.equal((toRequest({ ...Q, preference: "fewer_transfers" }).query as Record<string, unknown>).route, 1);
-  assert.equal((toRequest({ ...Q, preference: "less_walking" }).query as Record<string, unknown>).route, 2);
+  // SerpApi's documented `route` values (its playground's engine parameters): 2, 3, 4.
+  assert.equal((toRequest({ ...Q, preference: "fewer_transfers" }).query as Record<string, unknown>).route, 2);
+  assert.equal((toRequest({ ...Q, preference: "less_walking" }).query as Record<string, unknown>).route, 3);
 });
 
 test("requested_time_status: not_requested, sent when the echo names the time, else unconfirmed", () => {
@@ -56,11 +66,11 @@ test("requested_time_status: not_requested, sent when the echo names the time, e
 });
 
 test("each alternative is a record with the spec keys and its itinerary stored", () => {
-  const page = toPage(200, routes(), Q, NOW);
-  assert.equal(page.next, null);
-  assert.deepEqual(page.notes, []);
-  assert.equal(page.records.length, 3);
-  const first = page.records[0]!;
+  const got = page(routes());
+  assert.equal(got.next, null);
+  assert.deepEqual(got.notes, []);
+  assert.equal(got.records.length, 3);
+  const first = got.records[0]!;
   assert.deepEqual(first.summary, {
     title: "2 train, 9:05 AM–9:31 AM",
     url: "https://www.google.com/maps/dir/Times+Square,+New+York/Brooklyn+Bridge,+New+York/data=!4m2!4m1!3e3?hl=en",
@@ -87,26 +97,26 @@ test("each alternative is a record with the spec keys and its itinerary stored",
   assert.deepEqual(steps[1]?.from, { name: "Times Sq-42 St", time: "9:07 AM" });
   assert.equal((steps[1]!.stops as JsonObject[]).length, 3);
   assert.deepEqual(first.links?.map((l) => l.label), ["Google Maps directions", "MTA New York City Transit"]);
-  assert.deepEqual(page.records[1]!.summary.lines, ["N", "R"]);
-  assert.equal(page.records[2]!.summary.title, "M20 bus, 9:10 AM–10:02 AM");
+  assert.deepEqual(got.records[1]!.summary.lines, ["N", "R"]);
+  assert.equal(got.records[2]!.summary.title, "M20 bus, 9:10 AM–10:02 AM");
 });
 
 test("a requested time is echoed on every record; an answer that does not show it says so", () => {
   const time = { mode: "arrive_by" as const, at: "2025-03-03T09:45:00-05:00" };
-  const page = toPage(200, routes(), { ...Q, time }, NOW);
-  assert.deepEqual(page.records[0]!.summary.requested_time, time);
-  assert.equal(page.records[0]!.summary.requested_time_status, "unconfirmed");
-  assert.match(page.notes?.[0] ?? "", /does not show the requested time/);
+  const got = page(routes(), { ...Q, time });
+  assert.deepEqual(got.records[0]!.summary.requested_time, time);
+  assert.equal(got.records[0]!.summary.requested_time_status, "unconfirmed");
+  assert.match(got.notes?.[0] ?? "", /does not show the requested time/);
   const body = routes();
   (body.search_parameters as JsonObject).time = "arrive_by:1741013100";
-  assert.equal(toPage(200, body, { ...Q, time }, NOW).records[0]!.summary.requested_time_status, "sent");
+  assert.equal(page(body, { ...Q, time }).records[0]!.summary.requested_time_status, "sent");
 });
 
 test("no route is an empty page; keys the source lacks are left out", () => {
-  const empty = toPage(200, { search_metadata: { status: "Success" }, error: "Google Maps hasn't returned any results for this query." }, Q, NOW);
+  const empty = page({ search_metadata: { status: "Success" }, error: "Google Maps hasn't returned any results for this query." });
   assert.deepEqual(empty.records, []);
   assert.match(empty.notes?.[0] ?? "", /no transit route/);
-  const bare = toPage(200, { directions: [{ travel_mode: "Transit" }] }, Q, NOW);
+  const bare = page({ directions: [{ travel_mode: "Transit" }] });
   assert.deepEqual(bare.records[0]!.summary, {
     title: "Transit route",
     requested_time_status: "not_requested",
@@ -114,6 +124,24 @@ test("no route is an empty page; keys the source lacks are left out", () => {
     fetched_at: NOW.toISOString(),
     realtime_status: "not_indicated",
   });
+});
+
+test("drift: a renamed or retyped field the mapper reads is an error naming it, never an empty page", () => {
+  const drifted = (change: (body: Record<string, unknown>) => void, pointer: RegExp) => {
+    const body = structuredClone(routes());
+    change(body);
+    assert.throws(() => page(body), (e: unknown) => e instanceof ProviderDrift && e.code === "provider_error" && pointer.test(e.message));
+  };
+  drifted((b) => {
+    b.routes = b.directions;
+    delete b.directions;
+  }, /\/directions is missing/);
+  drifted((b) => {
+    (b.directions as Record<string, unknown>[])[0]!.duration = "31 min";
+  }, /\/directions\/0\/duration/);
+  drifted((b) => {
+    ((b.directions as Record<string, unknown>[])[0]!.trips as Record<string, unknown>[])[0]!.stops = "none";
+  }, /\/directions\/0\/trips\/0\/stops/);
 });
 
 test("schema and rules: endpoints, the two time shapes, preference, prefer, num", () => {

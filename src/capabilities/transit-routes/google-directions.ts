@@ -8,7 +8,8 @@
  * `arrive_by:<unix seconds>`, or `last_available`). The answer gives local clock labels only
  * ("9:05 AM"), so records keep them as labels (`time_window`), never as invented timestamps.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, defined, int, num, type Obj, obj, str } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
@@ -16,7 +17,8 @@ import type { TransitRoutesQuery } from "./capability.ts";
 
 export const SOURCE = "Google Maps via SerpApi";
 
-const ROUTE: Record<string, number | undefined> = { best: undefined, fewer_transfers: 1, less_walking: 2, wheelchair_accessible: 3 };
+/** SerpApi's `route` (transit only): 2 fewer transfers, 3 less walking, 4 wheelchair accessible; best sends none. */
+const ROUTE: Record<string, number | undefined> = { best: undefined, fewer_transfers: 2, less_walking: 3, wheelchair_accessible: 4 };
 const PREFER: Record<string, string> = { bus: "bus", subway: "subway", train: "train", tram_and_light_rail: "tram_light_rail" };
 const MAX_STOPS = 60;
 const MAX_INSTRUCTIONS = 30;
@@ -25,6 +27,51 @@ const MAX_INSTRUCTIONS = 30;
 export const REQUESTED_TIME_STATUSES = ["not_requested", "sent", "unconfirmed"] as const;
 /** What `realtime_status` says: SerpApi's answer carries no marker of live times, so it is always `not_indicated`. */
 export const REALTIME_STATUSES = ["not_indicated"] as const;
+
+const stop = Type.Object({ name: Type.Optional(Type.String()), time: Type.Optional(Type.String()) });
+
+/** One step of a route (walk, a transit ride…), as the itinerary detail reads it. */
+const trip = Type.Object({
+  travel_mode: Type.Optional(Type.String()),
+  title: Type.Optional(Type.String()),
+  headsign: Type.Optional(Type.String()),
+  service_run_by: Type.Optional(Type.Object({ name: Type.Optional(Type.String()), link: Type.Optional(Type.String()) })),
+  start_stop: Type.Optional(stop),
+  end_stop: Type.Optional(stop),
+  stops: Type.Optional(Type.Array(stop)),
+  duration: Type.Optional(Type.Number()),
+  distance: Type.Optional(Type.Number()),
+  formatted_duration: Type.Optional(Type.String()),
+  formatted_distance: Type.Optional(Type.String()),
+  details: Type.Optional(Type.Array(Type.Object({ title: Type.Optional(Type.String()) }))),
+});
+
+/** One alternative route of `directions[]`. */
+const route = Type.Object({
+  trips: Type.Optional(Type.Array(trip)),
+  start_time: Type.Optional(Type.String()),
+  end_time: Type.Optional(Type.String()),
+  via: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.Number()),
+  distance: Type.Optional(Type.Number()),
+  formatted_duration: Type.Optional(Type.String()),
+  formatted_distance: Type.Optional(Type.String()),
+  cost: Type.Optional(Type.Number()),
+  currency: Type.Optional(Type.String()),
+});
+
+/**
+ * A google_maps_directions answer: `directions[]` required (Google finding no route is SerpApi's
+ * "no results" answer), the echo of the requested `time`, when and where (the directions URL).
+ */
+export const directionsAnswer = Type.Object({
+  search_metadata: Type.Optional(
+    Type.Object({ created_at: Type.Optional(Type.String()), google_maps_directions_url: Type.Optional(Type.String()) }),
+  ),
+  search_parameters: Type.Optional(Type.Object({ time: Type.Optional(Type.String()) })),
+  directions: Type.Array(route),
+});
+export type DirectionsAnswer = Static<typeof directionsAnswer>;
 
 type Point = TransitRoutesQuery["origin"];
 
@@ -39,17 +86,21 @@ export function timeParam(time: TransitRoutesQuery["time"]): string | undefined 
   return `${time.mode}:${Math.floor(Date.parse(time.at) / 1000)}`;
 }
 
-export function toRequest(query: TransitRoutesQuery): UpstreamRequest {
-  return serpApiRequest("google_maps_directions", {
-    ...endpoint("start", query.origin),
-    ...endpoint("end", query.destination),
-    travel_mode: 3,
-    time: timeParam(query.time),
-    route: ROUTE[query.preference],
-    prefer: query.prefer === undefined ? undefined : query.prefer.map((p) => PREFER[p]).join(","),
-    hl: query.language,
-    gl: query.country?.toLowerCase(),
-  });
+export function toRequest(query: TransitRoutesQuery): JsonRequest<typeof directionsAnswer> {
+  return serpApiRequest(
+    "google_maps_directions",
+    {
+      ...endpoint("start", query.origin),
+      ...endpoint("end", query.destination),
+      travel_mode: 3,
+      time: timeParam(query.time),
+      route: ROUTE[query.preference],
+      prefer: query.prefer === undefined ? undefined : query.prefer.map((p) => PREFER[p]).join(","),
+      hl: query.language,
+      gl: query.country?.toLowerCase(),
+    },
+    directionsAnswer,
+  );
 }
 
 /** Whether the source shows it got the requested time: its echo names it, or (no echo) it cannot say. */
@@ -59,8 +110,8 @@ export function requestedTimeStatus(query: TransitRoutesQuery, echo: Obj | undef
   return echo !== undefined && str(echo.time) === sent ? "sent" : "unconfirmed";
 }
 
-export function toPage(status: number, body: unknown, query: TransitRoutesQuery, now: Date): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+export function toPage(body: DirectionsAnswer, query: TransitRoutesQuery, now: Date): SourcePage {
+  const { root, noResults } = readSerpApi(body);
   const routes = noResults ? [] : objects(root, "directions");
   const timeStatus = requestedTimeStatus(query, echoedParameters(root));
   const fetched = fetchedAt(root, now);

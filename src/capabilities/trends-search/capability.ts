@@ -9,6 +9,7 @@ import { defaulted, oneOf, oneOfOr, text } from "../framework/fields.ts";
 import { custom, excludes, isIsoDate, requires, when } from "../framework/rules.ts";
 import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { SOURCE, termsOf, toPage, toRequest } from "./serpapi-trends.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const DATA_TYPES = ["TIMESERIES", "GEO_MAP", "RELATED_QUERIES", "RELATED_TOPICS"] as const;
 export const REGIONS = ["COUNTRY", "REGION", "DMA", "CITY"] as const;
@@ -106,6 +107,8 @@ export const trendsSearch = defineCapability({
   }),
   paging: "single",
   deadlineMs: 40_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: serpApiSearchCost(
     "4 credits ($0.004) per SerpApi search, charged whenever SerpApi answers, also when it has no data " +
       "(SerpApi bills empty searches); `update` is billed the same; `details` is free.",
@@ -120,8 +123,8 @@ export const trendsSearch = defineCapability({
     {
       ...serpApiSourceOf("Google Trends"),
       async search(ctx, query) {
-        const response = await ctx.upstream.send<unknown>(toRequest(query), ctx.signal);
-        return toPage(response.status, response.body, query, ctx.now());
+        const response = await ctx.upstream.send(toRequest(query), ctx.signal);
+        return toPage(response.body, query, ctx.now());
       },
     },
   ],

@@ -5,9 +5,17 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
+import { serpApiRefusal } from "../shared/serpapi.ts";
 import type { JsonObject } from "../types.ts";
 import type { TrendsSearchQuery } from "./capability.ts";
-import { SOURCE, toPage, toRequest } from "./serpapi-trends.ts";
+import { SOURCE, TRENDS_ANSWERS, type TrendsAnswer, toPage as mapPage, toRequest } from "./serpapi-trends.ts";
+
+/** The answer as the upstream client passes it (SerpApi's refusal, then the data type's schema), then mapped. */
+function toPage(status: number, answer: unknown, query: TrendsSearchQuery, now: Date) {
+  checkJsonAnswer(toRequest(query), status, answer);
+  return mapPage(answer as TrendsAnswer, query, now);
+}
 
 const NOW = new Date("2030-01-01T00:00:00Z");
 const body = (file: string) => fixture("serpapi-google_trends", file);
@@ -35,6 +43,10 @@ test("request: the recorded search's parameters, tz counted behind UTC", () => {
     date: "2004-01-01 2022-12-31",
     tz: "60",
   });
+  assert.equal(r.response, TRENDS_ANSWERS.TIMESERIES);
+  assert.equal(r.refusal, serpApiRefusal);
+  assert.equal(toRequest(q({ data_type: "GEO_MAP", region: "REGION" })).response, TRENDS_ANSWERS.GEO_MAP_0);
+  assert.equal(toRequest(q({ data_type: "RELATED_TOPICS" })).response, TRENDS_ANSWERS.RELATED_TOPICS);
   assert.equal(toRequest(q({ timezone_offset_minutes: 0 })).query?.tz, "0");
   assert.equal(toRequest(q({ timezone_offset_minutes: 330 })).query?.tz, "-330");
 });
@@ -86,9 +98,29 @@ test("GEO_MAP, RELATED_QUERIES and RELATED_TOPICS (documented examples)", () => 
   assert.equal(rq.summary.data_type, "RELATED_QUERIES");
   const rt = toPage(200, body("related_topics.json"), q({ data_type: "RELATED_TOPICS" }), NOW).records[0]!;
   assert.equal(rt.summary.snippet, "3 top and 2 rising; first: Climate, Climate change, Air conditioning.");
-  // A body without the data type asked for: zero records, not an invented one.
-  const wrong = toPage(200, body("related_topics.json"), q({ data_type: "RELATED_QUERIES" }), NOW);
-  assert.equal(wrong.records.length, 0);
+  // A body without the data type asked for is drift (SerpApi says "no results" when it has none), not zero records.
+  assert.throws(
+    () => toPage(200, body("related_topics.json"), q({ data_type: "RELATED_QUERIES" }), NOW),
+    (e: unknown) => e instanceof ProviderDrift && /\/related_queries is missing/.test(e.message),
+  );
+});
+
+test("schemas: every recording fits its data type's; a renamed or retyped field the mapper reads is drift", () => {
+  checkShape("serpapi", TRENDS_ANSWERS.TIMESERIES, body("timeseries.json"));
+  checkShape("serpapi", TRENDS_ANSWERS.GEO_MAP_0, body("geo_map_0_region.json"));
+  checkShape("serpapi", TRENDS_ANSWERS.GEO_MAP, body("geo_map_compared_region.json"));
+  checkShape("serpapi", TRENDS_ANSWERS.RELATED_QUERIES, body("related_queries.json"));
+  checkShape("serpapi", TRENDS_ANSWERS.RELATED_TOPICS, body("related_topics.json"));
+  const series = structuredClone(body("timeseries.json")) as { interest_over_time: { timeline_data: { values: { extracted_value: unknown }[] }[] } };
+  series.interest_over_time.timeline_data[0]!.values[0]!.extracted_value = "90";
+  assert.throws(
+    () => toPage(200, series, q({}), NOW),
+    (e: unknown) => e instanceof ProviderDrift && e.message.includes("/interest_over_time/timeline_data/0/values/0/extracted_value"),
+  );
+  const topics = structuredClone(body("related_topics.json")) as { related_topics: { top: { topic: Record<string, unknown> }[] } };
+  topics.related_topics.top[0]!.topic.name = topics.related_topics.top[0]!.topic.title;
+  delete topics.related_topics.top[0]!.topic.title;
+  assert.throws(() => toPage(200, topics, q({ data_type: "RELATED_TOPICS" }), NOW), /\/related_topics\/top\/0\/topic\/title is missing/);
 });
 
 test("no results: zero records and a note (billed by SerpApi, so not an error)", () => {

@@ -1,9 +1,10 @@
 /**
  * SerpApi `google_trends` adapter for trends.search: pure mappers from a validated query to the
- * upstream request and from SerpApi's answer to zero or one dataset record (its stored detail is
- * the dataset itself, bounded). No I/O here.
+ * upstream request (with the answer schema of the data type asked) and from SerpApi's answer to zero
+ * or one dataset record (its stored detail is the dataset itself, bounded). No I/O here.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, clip, defined, num, type Obj, obj, str } from "../shared/read.ts";
 import { fetchedAt, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
@@ -42,19 +43,67 @@ export function serpDataType(query: Pick<TrendsSearchQuery, "data_type" | "query
   return termsOf(query.query).length > 1 ? "GEO_MAP" : "GEO_MAP_0";
 }
 
+const metadata = Type.Optional(
+  Type.Object({ created_at: Type.Optional(Type.String()), google_trends_url: Type.Optional(Type.String()) }),
+);
+/** One term's value in a point or region: `{query, value, extracted_value}`. */
+const termValue = Type.Object({
+  query: Type.Optional(Type.String()),
+  extracted_value: Type.Optional(Type.Number()),
+});
+const region = Type.Object({ location: Type.String() });
+const relatedLists = <T extends TSchema>(item: T) =>
+  Type.Object({ top: Type.Optional(Type.Array(item)), rising: Type.Optional(Type.Array(item)) });
+
+/**
+ * The answer of each SerpApi data type: the dataset's key is required (SerpApi answers a search without
+ * data with its "no results" error, passed on as zero records), each entry's name (a point's date, a
+ * region's location, a query, a topic's title) too; the values the summary reads are typed. The rest of
+ * each entry is stored as sent.
+ */
+export const TRENDS_ANSWERS = {
+  TIMESERIES: Type.Object({
+    search_metadata: metadata,
+    interest_over_time: Type.Object({
+      timeline_data: Type.Array(
+        Type.Object({ date: Type.String(), values: Type.Optional(Type.Array(termValue)) }),
+      ),
+      averages: Type.Optional(Type.Array(Type.Object({}))),
+    }),
+  }),
+  GEO_MAP: Type.Object({ search_metadata: metadata, compared_breakdown_by_region: Type.Array(region) }),
+  GEO_MAP_0: Type.Object({ search_metadata: metadata, interest_by_region: Type.Array(region) }),
+  RELATED_QUERIES: Type.Object({
+    search_metadata: metadata,
+    related_queries: relatedLists(Type.Object({ query: Type.String() })),
+  }),
+  RELATED_TOPICS: Type.Object({
+    search_metadata: metadata,
+    related_topics: relatedLists(Type.Object({ topic: Type.Object({ title: Type.String() }) })),
+  }),
+} as const;
+export type TrendsAnswer = Static<(typeof TRENDS_ANSWERS)[keyof typeof TRENDS_ANSWERS]>;
+
 /** `GET /search.json?engine=google_trends&q=&data_type=&geo=&region=&cat=&gprop=&date=&tz=`. */
-export function toRequest(query: TrendsSearchQuery): UpstreamRequest {
-  return serpApiRequest("google_trends", {
-    q: query.query,
-    data_type: serpDataType(query),
-    geo: query.geo === undefined || query.geo === "" ? undefined : query.geo,
-    region: query.region,
-    cat: query.category,
-    gprop: GPROP[query.property],
-    date: query.time_range,
-    // SerpApi's `tz` counts minutes behind UTC (420 is UTC-07:00); Quarry's offset counts ahead.
-    tz: String(-query.timezone_offset_minutes || 0),
-  });
+export function toRequest(
+  query: TrendsSearchQuery,
+): JsonRequest<(typeof TRENDS_ANSWERS)[keyof typeof TRENDS_ANSWERS]> {
+  const dataType = serpDataType(query) as keyof typeof TRENDS_ANSWERS;
+  return serpApiRequest(
+    "google_trends",
+    {
+      q: query.query,
+      data_type: dataType,
+      geo: query.geo === undefined || query.geo === "" ? undefined : query.geo,
+      region: query.region,
+      cat: query.category,
+      gprop: GPROP[query.property],
+      date: query.time_range,
+      // SerpApi's `tz` counts minutes behind UTC (420 is UTC-07:00); Quarry's offset counts ahead.
+      tz: String(-query.timezone_offset_minutes || 0),
+    },
+    TRENDS_ANSWERS[dataType],
+  );
 }
 
 interface Dataset {
@@ -64,11 +113,17 @@ interface Dataset {
 }
 
 /** Zero or one record: the dataset of the data type asked, or none when Google Trends has no data. */
-export function toPage(status: number, body: unknown, query: TrendsSearchQuery, now: Date): SourcePage {
-  const { root, noResults } = readSerpApi(status, body);
+export function toPage(body: TrendsAnswer, query: TrendsSearchQuery, now: Date): SourcePage {
+  const { root, noResults } = readSerpApi(body);
   const dataset = noResults ? undefined : datasetOf(root, query);
   if (dataset === undefined) {
-    return { records: [], next: null, notes: [`Google Trends has no ${query.data_type} data for "${query.query}" with these settings. SerpApi bills empty searches too.`] };
+    return {
+      records: [],
+      next: null,
+      notes: [
+        `Google Trends has no ${query.data_type} data for "${query.query}" with these settings. SerpApi bills empty searches too.`,
+      ],
+    };
   }
   const terms = termsOf(query.query);
   const summary: RecordDraft["summary"] = {
@@ -93,7 +148,8 @@ export function toPage(status: number, body: unknown, query: TrendsSearchQuery, 
     fetched_at: summary.fetched_at,
   });
   const trendsUrl = str(obj(root.search_metadata)?.google_trends_url);
-  const links = trendsUrl === undefined ? [] : [{ label: "Google Trends request behind this dataset", url: trendsUrl }];
+  const links =
+    trendsUrl === undefined ? [] : [{ label: "Google Trends request behind this dataset", url: trendsUrl }];
   return { records: [{ summary, detail, links }], next: null };
 }
 
@@ -139,7 +195,8 @@ function timeseries(data: Obj | undefined): Dataset | undefined {
       timeline_truncated: points.truncated,
       averages: bounded(data?.averages, MAX_POINTS)?.items,
     }),
-    summary: peak === undefined ? `${span}.` : `${span}; peak ${peak.value} for "${peak.term}" in ${peak.date}.`,
+    summary:
+      peak === undefined ? `${span}.` : `${span}; peak ${peak.value} for "${peak.term}" in ${peak.date}.`,
   };
 }
 
@@ -159,10 +216,20 @@ function related(label: string, data: Obj | undefined, key: "query" | "topic"): 
   const rising = bounded(data?.rising, MAX_RELATED);
   if (top === undefined && rising === undefined) return undefined;
   const name = (v: JsonValue) => (key === "query" ? str(obj(v)?.query) : str(obj(obj(v)?.topic)?.title));
-  const first = (top ?? rising)!.items.slice(0, 3).map(name).filter((n) => n !== undefined);
+  const first = (top ?? rising)!.items
+    .slice(0, 3)
+    .map(name)
+    .filter((n) => n !== undefined);
   return {
     label,
-    data: defined({ top: top?.items, rising: rising?.items, truncated: Boolean(top?.truncated || rising?.truncated) }),
-    summary: clip(`${top?.items.length ?? 0} top and ${rising?.items.length ?? 0} rising; first: ${first.join(", ")}.`, 300),
+    data: defined({
+      top: top?.items,
+      rising: rising?.items,
+      truncated: Boolean(top?.truncated || rising?.truncated),
+    }),
+    summary: clip(
+      `${top?.items.length ?? 0} top and ${rising?.items.length ?? 0} rising; first: ${first.join(", ")}.`,
+      300,
+    ),
   };
 }

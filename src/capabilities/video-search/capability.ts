@@ -6,11 +6,14 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
+import { UpstreamError } from "../../upstream/faults.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
 import { num, oneOf, text } from "../framework/fields.ts";
+import { httpSource } from "../framework/http-source.ts";
 import type { CapabilityContext } from "../types.ts";
-import { cursorToken, readYouTube, toDetail, toSearchPage, toSearchRequest, toVideosRequest, videoId, watchUrl } from "./youtube-data.ts";
+import { cursorToken, toDetail, toSearchPage, toSearchRequest, toVideosRequest, videoId, watchUrl } from "./youtube-data.ts";
 import { captionTracks, chooseTrack, parseTimedText, toPlayerRequest, toTimedTextRequest, toTranscript } from "./youtube-transcript.ts";
+import { HOUR } from "../framework/durations.ts";
 
 /** What one transcript costs (spec 4.6): $0.004, 4 credits, on its first (uncached) call. */
 export const TRANSCRIPT_USD = 0.004;
@@ -43,8 +46,7 @@ function storedVideoId(record: RecordView<VideoSearchQuery>): string {
 
 async function videoDetails(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
   const id = storedVideoId(record);
-  const response = await ctx.upstream.send<unknown>(toVideosRequest(id), ctx.signal);
-  readYouTube(response);
+  const response = await ctx.upstream.send(toVideosRequest(id), ctx.signal);
   const detail = toDetail(response.body, id);
   if (detail === undefined) {
     throw invalidRequest(
@@ -55,13 +57,34 @@ async function videoDetails(ctx: CapabilityContext<unknown>, record: RecordView<
   return detail;
 }
 
+/**
+ * YouTube's 429 on its player or captions is how it blocks an address (youtube-transcript-api's
+ * `IpBlocked`): the client's rate-limit error, with a hint that says so (its wait kept).
+ */
+async function fromYouTubeWeb<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof UpstreamError && error.fault === "rate_limited" && error.provider === "youtube_web") {
+      throw new UpstreamError("provider_error", error.message, "rate_limited", "youtube_web", {
+        hint:
+          "YouTube answers 429 to addresses it blocks from reading captions (most cloud addresses); nothing was charged. " +
+          (error.retryAfter === undefined ? "Retry later, or from another network." : `Retry after ${error.retryAfter} s, or from another network.`),
+        cause: error,
+        ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+      });
+    }
+    throw error;
+  }
+}
+
 async function videoTranscript(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
   const id = storedVideoId(record);
-  const player = await ctx.upstream.send<unknown>(toPlayerRequest(id), ctx.signal);
+  const player = await fromYouTubeWeb(() => ctx.upstream.send(toPlayerRequest(id), ctx.signal));
   const tracks = captionTracks(player.body, id);
   const track = chooseTrack(tracks);
-  const timedText = await ctx.upstream.send<string>(toTimedTextRequest(track), ctx.signal);
-  const segments = parseTimedText(typeof timedText.body === "string" ? timedText.body : "");
+  const timedText = await fromYouTubeWeb(() => ctx.upstream.send(toTimedTextRequest(track, id), ctx.signal));
+  const segments = parseTimedText(timedText.body);
   return { detail: toTranscript(track, tracks, segments), links: [{ label: "Watch on YouTube", url: watchUrl(id) }] };
 }
 
@@ -79,8 +102,9 @@ export const videoSearch = defineCapability({
     "call, cached after): YouTube's own captions, English written by people when there are some, else English " +
     "generated, else the first track: `language`, `auto_generated`, `available_languages`, `segments` (count), " +
     "`text` (at most 60,000 characters) and `timestamps` ({start, duration, text}, at most 2,000, " +
-    "`timestamps_truncated` when cut). A video without captions (or one YouTube will not play) answers 400 " +
-    "invalid_request at /record_id and charges nothing. Needs YOUTUBE_API_KEY.",
+    "`timestamps_truncated` when cut). A video without captions (or one YouTube no longer has) answers 400 " +
+    "invalid_request at /record_id; when YouTube refuses the captions to this deployment (its bot check, an age " +
+    "gate, a proof-of-origin token) it answers 502 provider_error saying so. Neither charges anything. Needs YOUTUBE_API_KEY.",
   topic: "media and entertainment",
   schema: videoSearchSchema,
   recordKeys: Type.Object({
@@ -90,20 +114,19 @@ export const videoSearch = defineCapability({
   }),
   paging: "token",
   deadlineMs: 15_000,
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: HOUR,
   cost: free(
     "Search and details are free (YouTube Data API quota); `transcript` costs $0.004 a video: 4 credits on its first call, 0 when served from cache.",
   ),
   sources: [
-    {
+    httpSource({
       id: "youtube",
       title: "YouTube",
-      requiredKeys: ["YOUTUBE_API_KEY"],
-      async search(ctx, query, cursor) {
-        const response = await ctx.upstream.send<unknown>(toSearchRequest(query, cursorToken(cursor)), ctx.signal);
-        readYouTube(response);
-        return toSearchPage(response.body, query.num);
-      },
-    },
+      provider: "youtube",
+      request: (query: VideoSearchQuery, cursor) => toSearchRequest(query, cursorToken(cursor)),
+      toPage: (body, query) => toSearchPage(body, query.num),
+    }),
   ],
   update: { example: { title: "The same videos, only long ones", params: { duration: "long" } } },
   actions: {

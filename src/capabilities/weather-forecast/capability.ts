@@ -16,6 +16,7 @@ import { coordinatesObject } from "../shared/places.ts";
 import type { CapabilityContext } from "../types.ts";
 import {
   ATTRIBUTION,
+  ATTRIBUTION_URL,
   type ForecastPlace,
   GRANULARITIES,
   LICENCE,
@@ -26,6 +27,7 @@ import {
   toGeocodingRequest,
   UNIT_SYSTEMS,
 } from "./openmeteo.ts";
+import { MINUTE } from "../framework/durations.ts";
 
 const ONE_PLACE = "Give exactly one of `location` (a place name) or `coordinates`.";
 
@@ -55,8 +57,8 @@ async function placeOf(ctx: CapabilityContext<unknown>, query: WeatherForecastQu
   const name = (query.location ?? "").trim();
   const key = name.replace(/\s+/g, " ").toLowerCase();
   const answer = await ctx.cache.getOrLoad<Geocoded>(GEOCODE_NAMESPACE, key, { ttlMs: GEOCODE_TTL_MS }, async () => {
-    const response = await ctx.upstream.send<unknown>(toGeocodingRequest(name), ctx.signal);
-    const place = parseGeocoding(response.status, response.body);
+    const response = await ctx.upstream.send(toGeocodingRequest(name), ctx.signal);
+    const place = parseGeocoding(response.body);
     return place === null ? { found: false } : { found: true, place };
   });
   if (!answer.found) {
@@ -84,7 +86,8 @@ export const weatherForecast = defineCapability({
     "geocoded; latitude, longitude}, `timezone` (the place's own; times are local), `granularity`, " +
     "`units` (per variable), `series` (`time` plus one array per variable, null where the model has no " +
     `value; hourly forecasts show the first ${SUMMARY_HOURS} hours here, \`truncated\` says so), and always ` +
-    `\`attribution\` ("${ATTRIBUTION}") and \`licence\` (${LICENCE.name}). \`details\` is the stored full ` +
+    `\`attribution\` ("${ATTRIBUTION}"), \`attribution_url\` (${ATTRIBUTION_URL}: Open-Meteo's licence asks for this link ` +
+    `next to its data) and \`licence\` (${LICENCE.name}). \`details\` is the stored full ` +
     "forecast (every hour, the model grid point and elevation, and `conditions`: the weather code in " +
     "words), free. Single result: no `more`, no `update` (execute again to change it). Free.",
   topic: "travel and places",
@@ -109,27 +112,35 @@ export const weatherForecast = defineCapability({
       { additionalProperties: Type.Array(value), description: "One array per variable, aligned with `time`; null where the model has no value." },
     ),
     truncated: Type.Boolean({ description: `True when \`series\` holds only the first ${SUMMARY_HOURS} hours (see \`details\` for all).` }),
-    attribution: Type.String({ description: "The credit Open-Meteo's licence asks for." }),
-    licence: Type.Object({ name: Type.String(), url: Type.String() }, { description: "The data's licence (CC BY 4.0)." }),
+    attribution: Type.String({ description: "The credit Open-Meteo's licence asks for (always)." }),
+    attribution_url: Type.String({ description: "The link to show with that credit, next to the data (always: https://open-meteo.com/)." }),
+    licence: Type.Object({ name: Type.String(), url: Type.String() }, { description: "The data's licence (always: CC BY 4.0)." }),
   }),
   paging: "single",
   deadlineMs: 15_000,
-  cost: free("Free: Open-Meteo's forecast and geocoding APIs are free and keyless; forecasts and details cost 0 credits."),
+  // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+  cacheTtlMs: 15 * MINUTE,
+  cost: free(
+    "Free: Open-Meteo's forecast and geocoding APIs are free and keyless for non-commercial use (a commercial deployment configures " +
+      "Open-Meteo's customer API and OPENMETEO_API_KEY); forecasts and details cost 0 credits.",
+  ),
   rules: [exactlyOne(["location", "coordinates"], { none: `No place given. ${ONE_PLACE}` })],
   sources: [
     {
       id: "openmeteo",
       title: "Open-Meteo",
+      providers: ["openmeteo"],
       async search(ctx, query) {
         const place = await placeOf(ctx, query);
-        const response = await ctx.upstream.send<unknown>(toForecastRequest(place, query.days, query.granularity, query.units), ctx.signal);
-        return { records: [toForecastRecord(response.status, response.body, place, query.granularity, query.units)], next: null };
+        const response = await ctx.upstream.send(toForecastRequest(place, query.days, query.granularity, query.units), ctx.signal);
+        return { records: [toForecastRecord(response.body, place, query.granularity, query.units)], next: null };
       },
     },
   ],
   actions: {
     details: {
-      description: "The stored full forecast: every entry of the series with units, the model grid point and elevation, conditions in words, attribution and licence. Free.",
+      description:
+        "The stored full forecast: every entry of the series with units, the model grid point and elevation, conditions in words, attribution (with its link) and licence. Free.",
       mode: "stored",
     },
   },

@@ -7,12 +7,19 @@
  *
  * Every variable of the answer's `daily` / `hourly` block is kept as given (Open-Meteo answers the
  * variables asked for; a body with other or older names, such as `weathercode`, is mapped the same
- * way), with `time` first. Errors come as HTTP 400 `{"error": true, "reason"}`: provider_error.
+ * way), with `time` first. Errors come as HTTP 400 `{"error": true, "reason"}`: `openMeteoRefusal`
+ * answers them as provider_error, on both hosts.
+ *
+ * Open-Meteo's free API is for non-commercial use only; a commercial deployment points both hosts at
+ * Open-Meteo's customer API and sets OPENMETEO_API_KEY (sent as `apikey`; docs/providers.md).
  */
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { ProviderProbe } from "../../upstream/probe.ts";
+import { nullable } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
-import { arr, defined, num, obj, str } from "../shared/read.ts";
+import { defined, num, obj, str } from "../shared/read.ts";
 import { weatherText } from "./wmo.ts";
 
 export const GRANULARITIES = ["daily", "hourly"] as const;
@@ -43,12 +50,71 @@ const UNIT_PARAMS: Record<UnitSystem, Record<string, string>> = {
 /** Hours of an hourly series kept in the record summary (the stored detail keeps them all). */
 export const SUMMARY_HOURS = 48;
 
+/**
+ * Open-Meteo's licence (https://open-meteo.com/en/licence): API data are CC BY 4.0, credited with a
+ * link to open-meteo.com next to wherever the data are shown.
+ */
 export const ATTRIBUTION = "Weather data by Open-Meteo.com";
+export const ATTRIBUTION_URL = "https://open-meteo.com/";
 export const LICENCE = { name: "CC BY 4.0", url: "https://creativecommons.org/licenses/by/4.0/" } as const;
 const LINKS: Link[] = [
-  { label: "Open-Meteo (weather data source)", url: "https://open-meteo.com/" },
+  { label: "Open-Meteo (weather data source)", url: ATTRIBUTION_URL },
   { label: "Licence: CC BY 4.0", url: LICENCE.url },
 ];
+
+/** A geocoding match: its coordinates and name, and the region and country when it has them. */
+const geocodedPlace = Type.Object({
+  name: Type.String(),
+  latitude: Type.Number(),
+  longitude: Type.Number(),
+  admin1: Type.Optional(Type.String()),
+  country: Type.Optional(Type.String()),
+});
+
+/**
+ * A geocoding answer: the matches. Open-Meteo leaves `results` out when nothing matches
+ * (`{"generationtime_ms": …}` and nothing else): that answer is recognised before this check
+ * (`noMatch`), so a body that lost `results` otherwise is drift, not "no such place".
+ */
+export const openMeteoGeocoding = Type.Object({ results: Type.Array(geocodedPlace) });
+export type OpenMeteoGeocoding = Static<typeof openMeteoGeocoding>;
+
+/** One granularity's block: `time` (local ISO 8601) and one array per variable, null where the model has no value. */
+const seriesBlock = Type.Object(
+  { time: Type.Array(Type.String()) },
+  { additionalProperties: Type.Array(nullable(Type.Union([Type.Number(), Type.String()]))) },
+);
+const unitsBlock = Type.Record(Type.String(), Type.String());
+
+const forecastFields = {
+  /** Asked with `timezone=auto`, always named: the series' local times are in it. */
+  timezone: Type.String(),
+  timezone_abbreviation: Type.Optional(Type.String()),
+  utc_offset_seconds: Type.Optional(Type.Number()),
+  latitude: Type.Optional(Type.Number()),
+  longitude: Type.Optional(Type.Number()),
+  elevation: Type.Optional(Type.Number()),
+};
+
+/** A forecast answer per granularity: the block asked for is required, its units optional. */
+export const openMeteoForecast = {
+  daily: Type.Object({ ...forecastFields, daily: seriesBlock, daily_units: Type.Optional(unitsBlock) }),
+  hourly: Type.Object({ ...forecastFields, hourly: seriesBlock, hourly_units: Type.Optional(unitsBlock) }),
+} as const;
+export type OpenMeteoForecast = Static<(typeof openMeteoForecast)["daily"]> | Static<(typeof openMeteoForecast)["hourly"]>;
+
+/** Open-Meteo's refusal on either host, at any status: `{"error": true, "reason": "…"}`. */
+export function openMeteoRefusal(body: unknown, status: number): ApiError | undefined {
+  const root = obj(body);
+  if (root?.error !== true) return undefined;
+  return new ApiError("provider_error", `Open-Meteo could not answer: ${str(root.reason) ?? `HTTP ${status}`}.`);
+}
+
+/** The geocoding host's "nothing matched": an answer without `results` that holds nothing else but its timing. */
+function noMatch(body: unknown): "no_results" | undefined {
+  const root = obj(body);
+  return root !== undefined && "generationtime_ms" in root && Object.keys(root).every((k) => k === "generationtime_ms") ? "no_results" : undefined;
+}
 
 /** A place the forecast is for: the geocoded name's, or the caller's coordinates. */
 export interface ForecastPlace {
@@ -59,26 +125,24 @@ export interface ForecastPlace {
   country?: string;
 }
 
-export function toGeocodingRequest(name: string): UpstreamRequest {
+export function toGeocodingRequest(name: string): JsonRequest<typeof openMeteoGeocoding> {
   return {
     provider: "openmeteo",
     host: "geocoding",
     method: "GET",
     path: "/v1/search",
     query: { name, count: 1, language: "en", format: "json" },
-    acceptStatus: [400],
+    refusal: (body, status) => openMeteoRefusal(body, status) ?? noMatch(body),
+    response: openMeteoGeocoding,
   };
 }
 
-/** The first place of a geocoding answer; null when nothing matched. */
-export function parseGeocoding(status: number, body: unknown): ForecastPlace | null {
-  const root = readOpenMeteo(status, body);
-  const first = obj(arr(root.results)?.[0]);
+/** The first place of a geocoding answer; null when nothing matched (the answer without `results`). */
+export function parseGeocoding(body: OpenMeteoGeocoding): ForecastPlace | null {
+  const results: OpenMeteoGeocoding["results"] | undefined = body.results;
+  const first = results?.[0];
   if (first === undefined) return null;
-  const latitude = num(first.latitude);
-  const longitude = num(first.longitude);
-  if (latitude === undefined || longitude === undefined) throw new ApiError("provider_error", "Open-Meteo geocoding answered a place without coordinates.");
-  const place: ForecastPlace = { latitude, longitude };
+  const place: ForecastPlace = { latitude: first.latitude, longitude: first.longitude };
   for (const key of ["name", "admin1", "country"] as const) {
     const v = str(first[key]);
     if (v !== undefined) place[key] = v;
@@ -86,7 +150,12 @@ export function parseGeocoding(status: number, body: unknown): ForecastPlace | n
   return place;
 }
 
-export function toForecastRequest(place: ForecastPlace, days: number, granularity: Granularity, units: UnitSystem): UpstreamRequest {
+export function toForecastRequest<G extends Granularity>(
+  place: ForecastPlace,
+  days: number,
+  granularity: G,
+  units: UnitSystem,
+): JsonRequest<(typeof openMeteoForecast)[G]> {
   return {
     provider: "openmeteo",
     method: "GET",
@@ -99,36 +168,26 @@ export function toForecastRequest(place: ForecastPlace, days: number, granularit
       timezone: "auto",
       ...UNIT_PARAMS[units],
     },
-    acceptStatus: [400],
+    refusal: openMeteoRefusal,
+    response: openMeteoForecast[granularity],
   };
 }
 
-function readOpenMeteo(status: number, body: unknown): Record<string, unknown> {
-  const root = obj(body);
-  if (root === undefined || status >= 400 || root.error === true) {
-    throw new ApiError("provider_error", `Open-Meteo could not answer: ${str(root?.reason) ?? `HTTP ${status}`}.`);
-  }
-  return root;
-}
-
 type Series = Record<string, JsonValue[]>;
+/** A checked block: `time`, and an array of numbers, strings or nulls per variable. */
+type Block = { time: string[] } & Record<string, (number | string | null)[]>;
 
 /** The block's series (`time` first), each cut to `limit` entries; the units of the variables present. */
-function readSeries(block: unknown, unitsBlock: unknown, limit: number): { series: Series; units: JsonObject; length: number } {
-  const source = obj(block);
-  const time = arr(source?.time);
-  if (source === undefined || time === undefined) throw new ApiError("provider_error", "Open-Meteo answered no forecast series.");
-  const series: Series = { time: time.slice(0, limit).map((t) => (typeof t === "string" ? t : String(t))) };
+function readSeries(block: Block, unitSource: Record<string, string>, limit: number): { series: Series; units: JsonObject; length: number } {
+  const series: Series = { time: block.time.slice(0, limit) };
   const units: JsonObject = {};
-  const unitSource = obj(unitsBlock) ?? {};
-  for (const [name, values] of Object.entries(source)) {
-    const list = arr(values);
-    if (name === "time" || list === undefined) continue;
-    series[name] = list.slice(0, limit).map((v): JsonValue => (typeof v === "number" || typeof v === "string" ? v : null));
+  for (const [name, values] of Object.entries(block)) {
+    if (name === "time") continue;
+    series[name] = values.slice(0, limit);
     const unit = str(unitSource[name]);
     if (unit !== undefined) units[name] = unit;
   }
-  return { series, units, length: time.length };
+  return { series, units, length: block.time.length };
 }
 
 const codeSeries = (series: Series): JsonValue[] | undefined => series.weather_code ?? series.weathercode;
@@ -164,17 +223,19 @@ function firstEntry(series: Series, units: JsonObject, granularity: Granularity)
 }
 
 /** The forecast record: the series in the summary (hourly: the first SUMMARY_HOURS), everything in the stored detail. */
-export function toForecastRecord(status: number, body: unknown, place: ForecastPlace, granularity: Granularity, units: UnitSystem): RecordDraft {
-  const root = readOpenMeteo(status, body);
-  const full = readSeries(root[granularity], root[`${granularity}_units`], Number.POSITIVE_INFINITY);
+export function toForecastRecord(body: OpenMeteoForecast, place: ForecastPlace, granularity: Granularity, units: UnitSystem): RecordDraft {
+  // The declared answer of this granularity's request holds its block (and maybe its units).
+  const block = (body as Record<string, unknown>)[granularity] as Block;
+  const unitsOf = ((body as Record<string, unknown>)[`${granularity}_units`] ?? {}) as Record<string, string>;
+  const full = readSeries(block, unitsOf, Number.POSITIVE_INFINITY);
   const limit = granularity === "hourly" ? SUMMARY_HOURS : Number.POSITIVE_INFINITY;
-  const shown = readSeries(root[granularity], root[`${granularity}_units`], limit);
+  const shown = readSeries(block, unitsOf, limit);
   // Asked with timezone=auto, Open-Meteo always names the zone its local times are in; without it they could not be read.
-  const timezone = str(root.timezone);
+  const timezone = str(body.timezone);
   if (timezone === undefined) throw new ApiError("provider_error", "Open-Meteo answered no timezone for its local times.");
   const location: JsonObject = defined({ name: place.name, admin1: place.admin1, country: place.country, latitude: place.latitude, longitude: place.longitude });
   const codes = codeSeries(full.series);
-  const credit = { attribution: ATTRIBUTION, licence: { ...LICENCE } };
+  const credit = { attribution: ATTRIBUTION, attribution_url: ATTRIBUTION_URL, licence: { ...LICENCE } };
   const snippet = firstEntry(shown.series, shown.units, granularity);
   return {
     summary: {
@@ -190,9 +251,9 @@ export function toForecastRecord(status: number, body: unknown, place: ForecastP
     },
     detail: {
       location,
-      grid: defined({ latitude: num(root.latitude), longitude: num(root.longitude), elevation_m: num(root.elevation) }),
+      grid: defined({ latitude: num(body.latitude), longitude: num(body.longitude), elevation_m: num(body.elevation) }),
       timezone,
-      ...defined({ timezone_abbreviation: str(root.timezone_abbreviation), utc_offset_seconds: num(root.utc_offset_seconds) }),
+      ...defined({ timezone_abbreviation: str(body.timezone_abbreviation), utc_offset_seconds: num(body.utc_offset_seconds) }),
       granularity,
       unit_system: units,
       units: full.units,
@@ -203,3 +264,10 @@ export function toForecastRecord(status: number, body: unknown, place: ForecastP
     links: LINKS,
   };
 }
+
+/** The live check's probe: one place name on the geocoding host (the cheapest call; the forecast host answers the same way). */
+export const openMeteoProbe: ProviderProbe = {
+  provider: "openmeteo",
+  what: "one place name geocoded (first match)",
+  request: toGeocodingRequest("Enschede"),
+};

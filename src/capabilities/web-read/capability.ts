@@ -49,7 +49,8 @@ export function webReadCapability(options: ReaderOptions = {}) {
       {
         id: "reader",
         title: "Reader",
-        // The Jina engine needs its key; the local reader needs none.
+        // The page's own site, not a provider of the table (Jina, when chosen, is: its key then needed).
+        providers: [],
         requiredKeys: (settings) => (settings.engine === "jina" ? ["JINA_API_KEY"] : []),
         async search(ctx, query) {
           const page = await readPage(ctx, { url: query.url, format: query.format, maxChars: query.max_chars, pointer: "/url" });

@@ -11,6 +11,7 @@ import { defineCapability } from "../framework/define.ts";
 import { country, num, oneOf, text } from "../framework/fields.ts";
 import { serperSource, TIME_RANGES } from "../shared/serper.ts";
 import { toSearchPage } from "./serper-search.ts";
+import { HOUR } from "../framework/durations.ts";
 
 export const webSearchSchema = Type.Object(
   {
@@ -60,12 +61,14 @@ export function webSearchCapability(options: ReaderOptions = {}) {
     }),
     paging: "page",
     deadlineMs: 15_000,
+    // Identical requests within this are answered from Quarry's answer cache, free (docs/providers.md, "Answer cache").
+    cacheTtlMs: HOUR,
     cost: {
       perCall: 0.001,
       basis: "1 credit ($0.001) per Serper search, charged whenever Serper answers; `more` and `update` are billed the same. `read`: 5 credits ($0.005) a page, then cached (0).",
     },
     sources: [
-      serperSource("/search", (status, body, page, query) => toSearchPage(status, body, page, query.num)),
+      serperSource("/search", (body, page, query) => toSearchPage(body, page, query.num)),
     ],
     update: { example: { title: "The same search, past year only", params: { time_range: "year" } } },
     actions: {

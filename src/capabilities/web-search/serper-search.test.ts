@@ -1,11 +1,16 @@
-// web.search's mapper over recorded Serper answers (and Serper's documented answer-box shape).
+// web.search's mapper over recorded Serper answers (and Serper's documented answer-box shape), each
+// checked against the declared answer first, as the upstream client does.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fixture } from "../../../test/helpers/capability-kit.ts";
+import { fixture as recorded } from "../../../test/helpers/capability-kit.ts";
+import { checkShape } from "../../upstream/response-check.ts";
+import { type SerperSearchAnswer, serperSearchAnswer } from "../shared/serper.ts";
 import { answerBoxRecord, toSearchPage } from "./serper-search.ts";
 
+const fixture = (folder: string, file: string): SerperSearchAnswer => checkShape("serper", serperSearchAnswer, recorded(folder, file));
+
 test("the recorded apple inc answer: knowledge graph first, then eight organic results in rank order", () => {
-  const page = toSearchPage(200, fixture("serper", "search_apple_inc.json"), 1, 10);
+  const page = toSearchPage(fixture("serper", "search_apple_inc.json"), 1, 10);
   assert.equal(page.records.length, 9);
   const [kg, first, second, third] = page.records.map((r) => r.summary);
   assert.deepEqual(
@@ -31,12 +36,12 @@ test("the recorded apple inc answer: knowledge graph first, then eight organic r
 });
 
 test("the recorded page 5 (modern shape): ten organic results, dates where Google shows them, a next page", () => {
-  const page = toSearchPage(200, fixture("serper", "search_tamil_nadu_page5.json"), 5, 10);
+  const page = toSearchPage(fixture("serper", "search_tamil_nadu_page5.json"), 5, 10);
   assert.equal(page.records.length, 10);
   assert.equal(page.records[0]!.summary.date, "May 10, 2026");
   assert.equal(page.records[1]!.summary.date, undefined);
   assert.deepEqual(page.next, { page: 6 });
-  assert.equal(toSearchPage(200, fixture("serper", "search_tamil_nadu_page5.json"), 5, 4).records.length, 4, "never more than num");
+  assert.equal(toSearchPage(fixture("serper", "search_tamil_nadu_page5.json"), 5, 4).records.length, 4, "never more than num");
 });
 
 // Serper's documented answer-box shape (serper.dev playground): title, answer or snippet, a link when the box has a source.
@@ -54,14 +59,14 @@ test("answer boxes: with a link they can be read; without one they have no url; 
   const bare = answerBoxRecord({ answer: "42" });
   assert.deepEqual(bare!.summary, { title: "42", snippet: "42", kind: "answer_box", answer: "42" });
   assert.equal(bare!.ref, undefined);
-  const page = toSearchPage(200, { answerBox: { answer: "42" }, organic: [] }, 1, 10);
+  const page = toSearchPage({ answerBox: { answer: "42" }, organic: [] }, 1, 10);
   assert.equal(page.records[0]!.summary.kind, "answer_box");
 });
 
 test("num counts organic results; the answer box and knowledge graph come on the first page only", () => {
   const organic = Array.from({ length: 3 }, (_, i) => ({ title: `R${i + 1}`, link: `https://example.com/${i + 1}`, position: i + 1 }));
   const body = { answerBox: { answer: "42" }, knowledgeGraph: { title: "Forty-two", type: "Number" }, organic };
-  const first = toSearchPage(200, body, 1, 2);
+  const first = toSearchPage(body, 1, 2);
   assert.deepEqual(
     first.records.map((r) => [r.summary.kind, r.summary.title]),
     [
@@ -72,7 +77,7 @@ test("num counts organic results; the answer box and knowledge graph come on the
     ],
   );
   // A later page's box and knowledge graph would repeat the first page's records.
-  const later = toSearchPage(200, body, 2, 2);
+  const later = toSearchPage(body, 2, 2);
   assert.deepEqual(
     later.records.map((r) => r.summary.kind),
     ["organic", "organic"],

@@ -1,10 +1,11 @@
 /**
- * Serper `POST /search` answers → web.search records: the answer box and the knowledge graph
- * (each with its provider-shaped extra keys) then the organic results, in Google's rank. Pure.
+ * Serper `POST /search` answers (checked against `serperSearchAnswer`) → web.search records: the
+ * answer box and the knowledge graph (each with its provider-shaped extra keys) then the organic
+ * results, in Google's rank. Pure.
  */
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
-import { arr, defined, httpUrl, int, type Obj, obj, str } from "../shared/read.ts";
-import { nextSerperPage, readSerper } from "../shared/serper.ts";
+import { defined, httpUrl, int, type Obj, obj, str } from "../shared/read.ts";
+import { nextSerperPage, type SerperSearchAnswer } from "../shared/serper.ts";
 
 /** A JSON value as the provider sent it, when it is one (strings trimmed, empty ones dropped). */
 function json(value: unknown): JsonValue | undefined {
@@ -84,18 +85,15 @@ export function organicRecord(item: Obj): RecordDraft | null {
  * organic results (`num` counts organic results, as Serper's does). A later page's answer box or
  * knowledge graph, should Serper send one, would repeat the first page's: it is not a record.
  */
-export function toSearchPage(status: number, body: unknown, page: number, num: number): SourcePage {
-  const root = readSerper(status, body);
+export function toSearchPage(body: SerperSearchAnswer, page: number, num: number): SourcePage {
   const records: RecordDraft[] = [];
   if (page === 1) {
-    const box = obj(root.answerBox);
-    const boxRecord = box === undefined ? null : answerBoxRecord(box);
+    const boxRecord = body.answerBox === undefined ? null : answerBoxRecord(body.answerBox);
     if (boxRecord !== null) records.push(boxRecord);
-    const kg = obj(root.knowledgeGraph);
-    const kgRecord = kg === undefined ? null : knowledgeGraphRecord(kg);
+    const kgRecord = body.knowledgeGraph === undefined ? null : knowledgeGraphRecord(body.knowledgeGraph);
     if (kgRecord !== null) records.push(kgRecord);
   }
-  const organic = (arr(root.organic) ?? []).map(obj).filter((o): o is Obj => o !== undefined);
+  const organic = body.organic;
   const organicRecords = organic.map(organicRecord).filter((r): r is RecordDraft => r !== null).slice(0, num);
   records.push(...organicRecords);
   return { records, next: nextSerperPage(page, num, organic.length) };

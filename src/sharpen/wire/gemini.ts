@@ -3,12 +3,38 @@
  * `x-goog-api-key`, `systemInstruction`, `contents[].parts[].text`; the answer is the first
  * candidate's text parts (thought summaries skipped).
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
-import { isObject } from "../../validation.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import type { ApiError } from "../../errors.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { Reviewer } from "../reviewers.ts";
-import { errorMessage, type ModelCall, noText, upstreamName, type WireFormat } from "./types.ts";
+import { errorBodyOf, type ModelCall, noText, upstreamName, type WireFormat } from "./types.ts";
 
-export function geminiRequest(reviewer: Reviewer, call: ModelCall): UpstreamRequest {
+/**
+ * What the reader takes from generateContent: the first candidate's parts (thoughts skipped) and why
+ * it finished. A blocked prompt has no candidates (its refusal says why); a blocked candidate has no
+ * content.
+ */
+export const geminiAnswer = Type.Object({
+  candidates: Type.Array(
+    Type.Object({
+      content: Type.Optional(Type.Object({ parts: Type.Optional(Type.Array(Type.Object({ text: Type.Optional(Type.String()), thought: Type.Optional(Type.Boolean()) }))) })),
+      finishReason: Type.Optional(Type.String()),
+    }),
+  ),
+});
+
+/** Gemini's error bodies, and a prompt it blocked (`promptFeedback.blockReason`, no candidates). */
+function geminiRefusal(reviewer: Reviewer): (body: unknown) => ApiError | undefined {
+  const errorBody = errorBodyOf(reviewer);
+  return (body) => {
+    const refused = errorBody(body);
+    if (refused !== undefined) return refused;
+    const feedback = typeof body === "object" && body !== null ? (body as { promptFeedback?: { blockReason?: unknown } }).promptFeedback : undefined;
+    return typeof feedback?.blockReason === "string" ? noText(reviewer, `the prompt was blocked (${feedback.blockReason})`) : undefined;
+  };
+}
+
+export function geminiRequest(reviewer: Reviewer, call: ModelCall): JsonRequest<typeof geminiAnswer> {
   // Accept both "gemini-2.5-pro" and the resource form "models/gemini-2.5-pro".
   const model = encodeURIComponent(reviewer.model.replace(/^models\//, ""));
   return {
@@ -22,29 +48,20 @@ export function geminiRequest(reviewer: Reviewer, call: ModelCall): UpstreamRequ
       contents: [{ role: "user", parts: [{ text: call.user }] }],
       generationConfig: { maxOutputTokens: call.maxOutputTokens },
     },
+    refusal: geminiRefusal(reviewer),
+    response: geminiAnswer,
   };
 }
 
-export function geminiText(body: unknown, reviewer: Reviewer): string {
-  if (!isObject(body)) throw noText(reviewer, "the answer is not a JSON object");
-  if (body.error !== undefined && body.error !== null) throw noText(reviewer, errorMessage(body.error));
-  const feedback = body.promptFeedback;
-  if (isObject(feedback) && typeof feedback.blockReason === "string") {
-    throw noText(reviewer, `the prompt was blocked (${feedback.blockReason})`);
-  }
-  const candidate: unknown = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
-  if (!isObject(candidate)) throw noText(reviewer, "no candidates");
-  const content = candidate.content;
-  const parts: unknown[] = isObject(content) && Array.isArray(content.parts) ? content.parts : [];
-  const text = parts
-    .map((part: unknown) =>
-      isObject(part) && part.thought !== true && typeof part.text === "string" ? part.text : "",
-    )
+export function geminiText(body: Static<typeof geminiAnswer>, reviewer: Reviewer): string {
+  const candidate = body.candidates[0];
+  if (candidate === undefined) throw noText(reviewer, "no candidates");
+  const text = (candidate.content?.parts ?? [])
+    .map((part) => (part.thought !== true ? (part.text ?? "") : ""))
     .join("")
     .trim();
-  if (!text)
-    throw noText(reviewer, `empty candidate (finishReason ${String(candidate.finishReason ?? "unknown")})`);
+  if (!text) throw noText(reviewer, `empty candidate (finishReason ${candidate.finishReason ?? "unknown"})`);
   return text;
 }
 
-export const geminiWire: WireFormat = { request: geminiRequest, text: geminiText };
+export const geminiWire: WireFormat<typeof geminiAnswer> = { request: geminiRequest, text: geminiText };

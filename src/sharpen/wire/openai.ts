@@ -2,12 +2,23 @@
  * OpenAI-compatible chat completions (OpenAI, OpenRouter, xAI, Mistral, DeepSeek, vLLM, Ollama…):
  * `POST {baseUrl}/chat/completions` with `Authorization: Bearer`, `model`, `messages`.
  */
-import type { UpstreamRequest } from "../../upstream/types.ts";
-import { isObject } from "../../validation.ts";
+import { type Static, Type } from "@sinclair/typebox";
+import { nullish } from "../../upstream/response-check.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { Reviewer } from "../reviewers.ts";
-import { errorMessage, type ModelCall, noText, upstreamName, type WireFormat } from "./types.ts";
+import { errorBodyOf, type ModelCall, noText, upstreamName, type WireFormat } from "./types.ts";
 
-export function openaiRequest(reviewer: Reviewer, call: ModelCall): UpstreamRequest {
+/** What the reader takes from a chat completion: the first choice's content (a string, or text parts) and why it stopped. */
+export const openaiAnswer = Type.Object({
+  choices: Type.Array(
+    Type.Object({
+      message: nullish(Type.Object({ content: nullish(Type.Union([Type.String(), Type.Array(Type.Object({ text: Type.Optional(Type.String()) }))])) })),
+      finish_reason: nullish(Type.String()),
+    }),
+  ),
+});
+
+export function openaiRequest(reviewer: Reviewer, call: ModelCall): JsonRequest<typeof openaiAnswer> {
   return {
     provider: upstreamName(reviewer),
     baseUrl: reviewer.baseUrl,
@@ -24,28 +35,19 @@ export function openaiRequest(reviewer: Reviewer, call: ModelCall): UpstreamRequ
       // `max_completion_tokens`; declare such models behind a proxy or leave them out).
       max_tokens: call.maxOutputTokens,
     },
+    refusal: errorBodyOf(reviewer),
+    response: openaiAnswer,
   };
 }
 
 /** `choices[0].message.content`, a string or (some servers) an array of text parts. */
-export function openaiText(body: unknown, reviewer: Reviewer): string {
-  if (!isObject(body)) throw noText(reviewer, "the answer is not a JSON object");
-  if (body.error !== undefined && body.error !== null) throw noText(reviewer, errorMessage(body.error));
-  const choice: unknown = Array.isArray(body.choices) ? body.choices[0] : undefined;
-  if (!isObject(choice)) throw noText(reviewer, "no choices");
-  const message = choice.message;
-  const content = isObject(message) ? message.content : undefined;
-  let text = "";
-  if (typeof content === "string") text = content;
-  else if (Array.isArray(content)) {
-    text = content
-      .map((part: unknown) => (isObject(part) && typeof part.text === "string" ? part.text : ""))
-      .join("");
-  }
-  text = text.trim();
-  if (!text)
-    throw noText(reviewer, `empty content (finish_reason ${String(choice.finish_reason ?? "unknown")})`);
+export function openaiText(body: Static<typeof openaiAnswer>, reviewer: Reviewer): string {
+  const choice = body.choices[0];
+  if (choice === undefined) throw noText(reviewer, "no choices");
+  const content = choice.message?.content;
+  const text = (typeof content === "string" ? content : (content ?? []).map((part) => part.text ?? "").join("")).trim();
+  if (!text) throw noText(reviewer, `empty content (finish_reason ${choice.finish_reason ?? "unknown"})`);
   return text;
 }
 
-export const openaiWire: WireFormat = { request: openaiRequest, text: openaiText };
+export const openaiWire: WireFormat<typeof openaiAnswer> = { request: openaiRequest, text: openaiText };

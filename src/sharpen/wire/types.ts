@@ -1,10 +1,13 @@
 /**
  * The contract of a reviewer wire format: a pure request builder (the only place a reviewer's key
- * is put on a request) and a pure response reader that returns the model's text or throws
- * ApiError provider_error. All I/O goes through the shared upstream client.
+ * is put on a request) that declares the answer's schema and recognises the API's error bodies
+ * (its `refusal`), and a pure reader of the checked answer that returns the model's text or throws
+ * ApiError provider_error. All I/O goes through the shared upstream client, which checks the answer
+ * before the reader sees it (a changed API is drift, not "no usable answer").
  */
+import type { Static, TSchema } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
-import type { UpstreamRequest } from "../../upstream/types.ts";
+import type { JsonRequest } from "../../upstream/types.ts";
 import type { Reviewer } from "../reviewers.ts";
 
 /** One model call: a system prompt, one user message, an output budget. */
@@ -14,10 +17,10 @@ export interface ModelCall {
   maxOutputTokens: number;
 }
 
-export interface WireFormat {
-  request(reviewer: Reviewer, call: ModelCall): UpstreamRequest;
-  /** The answer's text; throws provider_error for error bodies and empty or blocked answers. */
-  text(body: unknown, reviewer: Reviewer): string;
+export interface WireFormat<S extends TSchema = TSchema> {
+  request(reviewer: Reviewer, call: ModelCall): JsonRequest<S>;
+  /** The checked answer's text; throws provider_error for empty or blocked answers. */
+  text(body: Static<S>, reviewer: Reviewer): string;
 }
 
 /** Breaker/log name of a reviewer: per endpoint and model, never the key. */
@@ -46,4 +49,13 @@ export function errorMessage(error: unknown): string {
     return error.message.slice(0, 200);
   }
   return "error body";
+}
+
+/** A refusal hook (UpstreamRequest.refusal) for an API whose error bodies carry `error` (and, for Anthropic, `type: "error"`). */
+export function errorBodyOf(reviewer: Pick<Reviewer, "family" | "model">): (body: unknown) => ApiError | undefined {
+  return (body) => {
+    if (typeof body !== "object" || body === null) return undefined;
+    const b = body as { error?: unknown; type?: unknown };
+    return (b.error !== undefined && b.error !== null) || b.type === "error" ? noText(reviewer, errorMessage(b.error)) : undefined;
+  };
 }

@@ -1,14 +1,30 @@
 /**
  * The three reviewer wire formats as pure mappers: the request each builds (path, key header,
- * body shape) and the text each reads, including error bodies and empty or blocked answers.
+ * body shape) and the text each reads, including error bodies and empty or blocked answers. Answers
+ * are read as the upstream client reads them: its answer check (the request's refusal, then its
+ * declared schema) before the wire's reader.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import type { Static, TSchema } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
+import { checkJsonAnswer, ProviderDrift } from "../../upstream/response-check.ts";
 import type { Reviewer } from "../reviewers.ts";
-import { ANTHROPIC_VERSION, anthropicRequest, anthropicText } from "./anthropic.ts";
-import { geminiRequest, geminiText } from "./gemini.ts";
-import { openaiRequest, openaiText } from "./openai.ts";
+import { ANTHROPIC_VERSION, anthropicRequest, anthropicWire } from "./anthropic.ts";
+import { geminiRequest, geminiWire } from "./gemini.ts";
+import { openaiRequest, openaiWire } from "./openai.ts";
+import type { WireFormat } from "./types.ts";
+
+/** An answer body as the client hands it to the wire: checked against the request, then read. */
+function reader<S extends TSchema>(wire: WireFormat<S>) {
+  return (body: unknown, r: Reviewer): string => {
+    checkJsonAnswer(wire.request(r, call), 200, body);
+    return wire.text(body as Static<S>, r);
+  };
+}
+const openaiText = reader(openaiWire);
+const anthropicText = reader(anthropicWire);
+const geminiText = reader(geminiWire);
 
 function reviewer(kind: Reviewer["kind"], model = "m-1"): Reviewer {
   return {
@@ -80,7 +96,8 @@ test("openai: reads string content and text-part arrays; refuses errors, no choi
     () => openaiText({ choices: [{ message: { content: null }, finish_reason: "content_filter" }] }, r),
     providerError(/content_filter/),
   );
-  assert.throws(() => openaiText("not json object", r), providerError(/not a JSON object/));
+  assert.throws(() => openaiText("not json object", r), (err: unknown) => err instanceof ProviderDrift && err.pointer === "");
+  assert.throws(() => openaiText({ answers: [] }, r), (err: unknown) => err instanceof ProviderDrift && err.pointer === "/choices" && /sharpen:family_b\/m-1/.test(err.message));
 });
 
 test("anthropic: messages request with x-api-key, version header, max_tokens and system", () => {
@@ -116,7 +133,7 @@ test("anthropic: joins text blocks, skips others; refuses error bodies and empty
     () => anthropicText({ type: "message", content: [], stop_reason: "max_tokens" }, r),
     providerError(/max_tokens/),
   );
-  assert.throws(() => anthropicText({ type: "message" }, r), providerError(/no content/));
+  assert.throws(() => anthropicText({ type: "message" }, r), (err: unknown) => err instanceof ProviderDrift && err.pointer === "/content");
 });
 
 test("gemini: generateContent request with x-goog-api-key, systemInstruction and contents parts", () => {
