@@ -78,8 +78,7 @@ const sizeOf = (value: unknown) => JSON.stringify(value).length;
  * and a note saying so. If cutting every long field to MIN_CUT is not enough, that is what is
  * returned (cut as far as text goes; never structure dropped).
  */
-export function fitResult<T>(value: T, maxChars: number): T {
-  const size = sizeOf(value);
+export function fitResult<T>(value: T, maxChars: number, size = sizeOf(value)): T {
   if (size <= maxChars || value === null || typeof value !== "object" || Array.isArray(value)) return value;
   const copy = JSON.parse(JSON.stringify(value)) as { [key: string]: Json };
   const fields: TextField[] = [];

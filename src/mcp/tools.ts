@@ -224,11 +224,18 @@ export const INSTRUCTIONS =
   "calls cost nothing and answer isError with {error:{code, message, hint?, retryable, violations?}}. " +
   "Search sessions live 24 hours after their last use.";
 
-export function toolResult(value: unknown): CallToolResult {
+export function toolResult(value: unknown, text = JSON.stringify(value)): CallToolResult {
   return {
-    content: [{ type: "text", text: JSON.stringify(value) }],
+    content: [{ type: "text", text }],
     structuredContent: value as Record<string, unknown>,
   };
+}
+
+/** A tool's answer as a result that fits the host (fit.ts): serialized once when it fits, as nearly every answer does. */
+function fittedResult(value: unknown, maxChars: number): CallToolResult {
+  const text = JSON.stringify(value);
+  if (text.length <= maxChars) return toolResult(value, text);
+  return toolResult(fitResult(value, maxChars, text.length));
 }
 
 export function toolError(envelope: ErrorEnvelope): CallToolResult {
@@ -254,7 +261,7 @@ export async function callTool(
       const violations = validate(def.schema, body);
       if (violations.length > 0) throw invalidRequest(violations);
     }
-    return toolResult(fitResult(await def.run(services, ctx, body), services.config.mcp.maxResultChars));
+    return fittedResult(await def.run(services, ctx, body), services.config.mcp.maxResultChars);
   } catch (err) {
     if (err instanceof ClientGone) {
       // Nobody will read the result: logged, and answered only so the transport can finish.
