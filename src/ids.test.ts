@@ -34,7 +34,7 @@ describe("search and record ids", () => {
     // The other 12 characters are the id's own: 200 ids never agree on all of them, and the
     // character after the prefix takes many values (12 random characters each).
     assert.equal(new Set(ids.map((id) => id.slice(4))).size, ids.length);
-    assert.ok(new Set(ids.map((id) => id[4])).size > 20);
+    assert.ok(new Set(ids.map((id) => id[4])).size > 20, "new Set(ids.map((id) => id[4])).size > 20");
   });
 
   test("a new window, or a clock that went back, draws a new shared part", () => {
@@ -46,7 +46,7 @@ describe("search and record ids", () => {
       now += ID_WINDOW_MS;
     }
     // Six independent draws from 62^4 values are all equal only by a 1-in-10^38 chance.
-    assert.ok(forward.size > 1);
+    assert.ok(forward.size > 1, "forward.size > 1");
     // Without a new window on a backward jump, these ids would all keep the last window's part
     // until the clock caught up with where that window ended.
     const backward = new Set<string>();
@@ -54,6 +54,6 @@ describe("search and record ids", () => {
       now -= 2 * ID_WINDOW_MS;
       backward.add(body().slice(0, 4));
     }
-    assert.ok(backward.size > 1);
+    assert.ok(backward.size > 1, "backward.size > 1");
   });
 });

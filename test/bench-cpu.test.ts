@@ -40,10 +40,10 @@ test("cpuPerResponse divides each part's growth by the responses, new threads co
   };
   const used = cpuPerResponse(before, after, 10_000)!;
   assert.deepEqual({ main: used.main, others: used.others, driver: used.driver }, { main: 100, others: 20, driver: 10 });
-  assert.ok(used.loop);
+  assert.ok(used.loop, "used.loop");
   assert.equal(used.loop.wallUs, 2e6);
   assert.ok(Math.abs(used.loop.run - 0.9) < 1e-9 && Math.abs(used.loop.wait - 0.05) < 1e-9, JSON.stringify(used.loop));
-  assert.ok(Math.abs(used.loop.idle - 0.05) < 1e-9);
+  assert.ok(Math.abs(used.loop.idle - 0.05) < 1e-9, "Math.abs(used.loop.idle - 0.05) < 1e-9");
   assert.equal(cpuPerResponse(null, after, 10), undefined);
   assert.equal(cpuPerResponse(before, after, 0), undefined);
   const noSched = cpuPerResponse({ ...before, loopSched: null }, after, 10_000)!;
@@ -60,10 +60,10 @@ test("cpuSnapshot of this process sees its main thread and grows with work", {
   let x = 0;
   while (Date.now() < until) x += Math.sqrt(x + 1);
   const second = cpuSnapshot(process.pid)!;
-  assert.ok(x > 0);
+  assert.ok(x > 0, "x > 0");
   assert.ok(second.main >= first.main + 10_000, `main thread grew by ${second.main - first.main} µs`);
-  assert.ok(second.driver > first.driver);
-  assert.ok(second.at > first.at);
+  assert.ok(second.driver > first.driver, "second.driver > first.driver");
+  assert.ok(second.at > first.at, "second.at > first.at");
   if (first.loopSched && second.loopSched) {
     assert.ok(second.loopSched.run - first.loopSched.run >= 10e6, "the spin shows as time on the CPU");
   }
@@ -83,9 +83,9 @@ test("CpuTally weights each slice's figures by its responses; one unmeasured sli
   const pooled = tally.perResponse(4)!;
   assert.deepEqual({ main: pooled.main, others: pooled.others, driver: pooled.driver }, { main: 125, others: 15, driver: 2 });
   // Loop shares weighted by wall time (3 s and 1 s), not by responses.
-  assert.ok(pooled.loop);
+  assert.ok(pooled.loop, "pooled.loop");
   assert.ok(Math.abs(pooled.loop.run - 0.8) < 1e-9 && Math.abs(pooled.loop.wait - 0.075) < 1e-9, JSON.stringify(pooled.loop));
-  assert.ok(Math.abs(pooled.loop.idle - 0.125) < 1e-9);
+  assert.ok(Math.abs(pooled.loop.idle - 0.125) < 1e-9, "Math.abs(pooled.loop.idle - 0.125) < 1e-9");
   assert.equal(pooled.loop.wallUs, 4e6);
   assert.equal(tally.perResponse(0), undefined, "no responses: nothing to divide");
   tally.add(undefined, 2);

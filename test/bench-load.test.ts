@@ -35,13 +35,13 @@ test("runLoads runs its specs in alternating slices and pools each one's respons
       // slice was still in flight when autocannon stopped (served, not counted).
       const own = served.filter((p) => p === `/${r.name}`).length;
       assert.ok(own - r.responses >= 0 && own - r.responses <= 2 * 2, `${r.name}: ${r.responses} of ${own}`);
-      assert.ok(r.responses > 0);
+      assert.ok(r.responses > 0, "r.responses > 0");
       assert.deepEqual(r.statuses, { "200": r.responses });
       // Two slices of 1 s each.
       assert.ok(r.seconds >= 1.9 && r.seconds < 3, `seconds ${r.seconds}`);
       assert.equal(r.rps, r.responses / r.seconds);
       assert.equal(r.sliceRps?.length, 2, "one rate per slice");
-      assert.ok(r.sliceRps.every((rps) => rps > 0));
+      assert.ok(r.sliceRps.every((rps) => rps > 0), "r.sliceRps.every((rps) => rps > 0)");
       if (process.platform === "linux") assert.ok(r.cpu && r.cpu.main > 0, JSON.stringify(r.cpu));
     }
   } finally {

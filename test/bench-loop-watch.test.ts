@@ -57,8 +57,8 @@ test("watchLoop sees a block this thread makes, and where schedstat exists, that
     // work had both. The kernel accounts in scheduler ticks (4 ms here), so allow for a few.
     const { runMs, waitMs, blockMs } = r.longest;
     assert.ok(runMs !== null && waitMs !== null && runMs + waitMs >= blockMs / 2, `ran ${runMs} ms, waited ${waitMs} ms of ${blockMs} ms`);
-    assert.ok(r.mostRun !== null && (r.mostRun.runMs ?? 0) > 0);
-    assert.ok(r.waitShare !== null && r.waitShare >= 0 && r.waitShare < 1);
+    assert.ok(r.mostRun !== null && (r.mostRun.runMs ?? 0) > 0, "r.mostRun !== null && (r.mostRun.runMs ?? 0) > 0");
+    assert.ok(r.waitShare !== null && r.waitShare >= 0 && r.waitShare < 1, "r.waitShare !== null && r.waitShare >= 0 && r.waitShare < 1");
   } else {
     assert.equal(r.mostRun, null);
   }

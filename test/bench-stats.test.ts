@@ -10,5 +10,5 @@ test("percentile is nearest-rank over an ascending array", () => {
   assert.equal(percentile(sorted, 50), 50);
   assert.equal(percentile(sorted, 99), 99);
   assert.equal(percentile(sorted, 100), 100);
-  assert.ok(Number.isNaN(percentile([], 50)));
+  assert.ok(Number.isNaN(percentile([], 50)), "Number.isNaN(percentile([], 50))");
 });

@@ -123,7 +123,7 @@ describe("books.search", () => {
     assert.equal(first.body.detail.work_id, "OL16484595W");
     assert.equal(first.body.detail.title, "Quiet");
     assert.equal(first.body.detail.subjects.length, 20);
-    assert.ok(first.body.links.some((l: { url: string }) => l.url === "https://openlibrary.org/works/OL16484595W"));
+    assert.ok(first.body.links.some((l: { url: string }) => l.url === "https://openlibrary.org/works/OL16484595W"), "first.body.links.some((l: { url: string }) => l.url === \"https://openlibrary.org/works/...");
     const paths = kit.h.replay.requests.slice(from).map((r) => r.path);
     assert.deepEqual(paths.sort(), ["/openlibrary/works/OL16484595W.json", "/openlibrary/works/OL16484595W/editions.json"]);
     const again = await kit.action(recordId, "details");

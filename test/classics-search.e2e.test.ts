@@ -43,7 +43,7 @@ describe("classics.search", () => {
     assert.deepEqual(first.authors, ["Shelley, Mary Wollstonecraft"]);
     assert.deepEqual(first.languages, ["en"]);
     assert.equal(first.downloads, 78467);
-    assert.ok(first.subjects.includes("Gothic fiction"));
+    assert.ok(first.subjects.includes("Gothic fiction"), "first.subjects.includes(\"Gothic fiction\")");
     const sent = requestsTo("gutendex", from);
     assert.equal(sent.length, 1);
     assert.equal(sent[0]?.path, "/gutendex/books/");
@@ -229,7 +229,7 @@ describe("classics.search", () => {
       assert.equal(ex.status, 200, JSON.stringify(ex.body));
       assert.deepEqual(ex.body.results, []);
       assert.equal(ex.body.has_more, false);
-      assert.ok(ex.body.notes.includes('Wikisource suggests searching for "hallelujah".'));
+      assert.ok(ex.body.notes.includes('Wikisource suggests searching for "hallelujah".'), "ex.body.notes.includes('Wikisource suggests searching for \"hallelujah\".')");
     } finally {
       kit.h.replay.setFault("gutendex", null);
     }

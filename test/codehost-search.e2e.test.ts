@@ -136,7 +136,7 @@ describe("codehost.search", () => {
     }
     assert.equal(pages, 34, "34 pages of 30 reach the cap (GitHub reports 2,723 matches)");
     assert.equal(page.body.has_more, false);
-    assert.ok(page.body.notes.some((n: string) => /2723 matches but serves at most the first 1000/.test(n)));
+    assert.ok(page.body.notes.some((n: string) => /2723 matches but serves at most the first 1000/.test(n)), "page.body.notes.some((n: string) => /2723 matches but serves at most the first 1000/.te...");
     const sent = searches(from);
     assert.equal(sent[0]?.query.page, "2");
     assert.equal(sent.at(-1)?.query.page, "34");

@@ -93,7 +93,7 @@ describe("signing in", () => {
       for (let i = 0; i < 2; i++) assert.equal((await v.post("/dashboard/sign-in", { email, password: `guess number ${i}` })).status, 400);
       const refused = await v.post("/dashboard/sign-in", { email, password: PASSWORD });
       assert.equal(refused.status, 429);
-      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      assert.ok(Number(refused.headers.get("retry-after")) > 0, "Number(refused.headers.get(\"retry-after\")) > 0");
       assert.match(refused.text, /Too many sign-in attempts/);
       // Other emails from the same address: 2 × 5 attempts in all, then refused too.
       const statuses = [];
@@ -111,7 +111,7 @@ describe("signing in", () => {
       assert.equal((await v.get("/dashboard/sign-in")).status, 200);
       const cookie = decodeURIComponent(v.cookies.get(SESSION_COOKIE)!);
       const row = await own.store.getWebSession(sessionIdHash(cookie.slice(0, cookie.lastIndexOf("."))));
-      assert.ok(row !== null && row.accountId === null);
+      assert.ok(row !== null && row.accountId === null, "row !== null && row.accountId === null");
       const left = row.expiresAt - Date.now();
       assert.ok(left > 25 * 60_000 && left <= ANONYMOUS_SESSION_TTL_MS, `${left} ms left`);
       // The same visitor reading the page again starts nothing new.
@@ -123,7 +123,7 @@ describe("signing in", () => {
       assert.deepEqual(new Set(statuses), new Set([200]));
       const refused = await fetch(`${own.url}/dashboard/sign-in`, { redirect: "manual" });
       assert.equal(refused.status, 429);
-      assert.ok(Number(refused.headers.get("retry-after")) > 0);
+      assert.ok(Number(refused.headers.get("retry-after")) > 0, "Number(refused.headers.get(\"retry-after\")) > 0");
       // A visitor who already has a session signs in as before.
       const { accountId } = await own.account();
       const email = `${accountId.toLowerCase()}@example.com`;
@@ -462,7 +462,7 @@ describe("pages", () => {
     );
     assert.equal(start.status, 303);
     const consent = await visitor.get("/dashboard/authorize");
-    assert.ok(!consent.text.includes("<script>alert") && !consent.text.includes("<img src=x"));
+    assert.ok(!consent.text.includes("<script>alert") && !consent.text.includes("<img src=x"), "!consent.text.includes(\"<script>alert\") && !consent.text.includes(\"<img src=x\")");
     assert.match(consent.text, /Connect “<bdi>&lt;script&gt;/);
     assert.equal((await h.store.listKeys(accountId)).length, 2);
   });

@@ -63,7 +63,7 @@ describe("the cost before the call", () => {
     const { key: limited } = await h.services.accounts.createKey(accountId, "agent", 3);
     const res = await dry("shopping.search", { query: "espresso machine" }, limited);
     assert.equal(res.status, 200, res.text);
-    assert.ok(res.body.reserved_credits > 3);
+    assert.ok(res.body.reserved_credits > 3, "res.body.reserved_credits > 3");
     assert.equal(res.body.fits, false, "the key's limit of 3 does not hold it");
     assert.deepEqual(res.body.key_budget, { limit: 3, used: 0, period_end: res.body.balance.period_end });
     const free = await dry("academic.search", { query: "open access" }, limited);
@@ -114,7 +114,7 @@ for (const store of ["embedded", ...(usePostgres() ? ["postgres"] : [])] as cons
       const first = await exec(WEB);
       assert.equal(first.status, 200, first.text);
       assert.equal(first.body.charged_credits, 1);
-      assert.ok(!(first.body.notes ?? []).some((n: string) => /Quarry's cache/.test(n)));
+      assert.ok(!(first.body.notes ?? []).some((n: string) => /Quarry's cache/.test(n)), "the first answer is not from the cache");
       c.clock.advance(10 * 60_000);
       const again = await exec(WEB);
       assert.equal(again.status, 200);
@@ -174,7 +174,7 @@ for (const store of ["embedded", ...(usePostgres() ? ["postgres"] : [])] as cons
       const ok = await exec(body);
       assert.equal(ok.status, 200);
       assert.equal(ok.body.charged_credits, 1, "asked afresh, not answered from a cached failure");
-      assert.ok(serperCalls(c, from) >= 2);
+      assert.ok(serperCalls(c, from) >= 2, "serperCalls(c, from) >= 2");
     });
 
     test("the ledger is the sum of what was charged", async () => {

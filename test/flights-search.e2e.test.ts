@@ -41,7 +41,7 @@ test("the round-trip flow: outbound → return_search (free) → return flights 
     assert.equal(r.needs_return_selection, true);
     assert.deepEqual(r.requested_passengers, { adults: 1, children: 0, infants_in_seat: 0, infants_on_lap: 0 });
     assert.equal(r.currency, "USD");
-    assert.ok(r.legs.length >= 1);
+    assert.ok(r.legs.length >= 1, "r.legs.length >= 1");
   }
   const chosen = outbound.body.results[1];
   assert.deepEqual(chosen.legs.map((l: { flight_number: string }) => l.flight_number), ["AC 20", "UA 2470", "UA 1942"]);

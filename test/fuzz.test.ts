@@ -480,7 +480,7 @@ before(async () => {
   watch = new ChargeWatch(h.store, main.accountId);
 
   const doc = (await h.call("GET", "/v1/openapi.public.json")).body as unknown;
-  assert.ok(isRecord(doc) && isRecord(doc.paths));
+  assert.ok(isRecord(doc) && isRecord(doc.paths), "isRecord(doc) && isRecord(doc.paths)");
   resolve = resolverFor(doc);
   endpoints = [];
   for (const [path, item] of Object.entries(doc.paths)) {
@@ -679,9 +679,9 @@ describe("REST: every body-taking endpoint of the OpenAPI document", () => {
   test("the document's endpoints cover every capability, follow-up and sharpen", () => {
     const caps = endpoints.filter((e) => e.kind === "execute").map((e) => e.capability);
     assert.deepEqual(caps.sort(), Object.keys(registry).sort());
-    assert.ok(endpoints.some((e) => e.kind === "follow-up"));
-    assert.ok(endpoints.some((e) => e.kind === "sharpen"));
-    assert.ok(own.searchIds.length > 0 && own.recordIds.length > 0 && foreign.recordIds.length > 0);
+    assert.ok(endpoints.some((e) => e.kind === "follow-up"), "endpoints.some((e) => e.kind === \"follow-up\")");
+    assert.ok(endpoints.some((e) => e.kind === "sharpen"), "endpoints.some((e) => e.kind === \"sharpen\")");
+    assert.ok(own.searchIds.length > 0 && own.recordIds.length > 0 && foreign.recordIds.length > 0, "own.searchIds.length > 0 && own.recordIds.length > 0 && foreign.recordIds.length > 0");
   });
 
   // The endpoint list comes from the running service, so each endpoint's property runs in one test.

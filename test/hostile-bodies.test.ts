@@ -185,7 +185,7 @@ describe("bytes Node's HTTP parser refuses", () => {
     const [first, ...more] = responses(await rawExchange(h.url, raw));
     assert.equal(first!.status, 200);
     assert.equal(typeof first!.body.credits.used, "number");
-    assert.ok(more.length <= 1);
+    assert.ok(more.length <= 1, "more.length <= 1");
     if (more[0]) assert.equal(more[0].body.error.code, "invalid_request");
   });
 });

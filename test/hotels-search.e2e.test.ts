@@ -163,9 +163,9 @@ test("details: fetched once for 4 credits, then cached at 0 credits", async () =
   assert.equal(call?.query.property_token, "ChoIo5z-pJbJ-uPPARoNL2cvMTFidzR3djlzcxAB");
   assert.equal(call?.matched, "serpapi-google_hotels/property_details_for_lucknow");
   assert.equal(first.body.detail.name, "Quality Inn & Suites South San Jose / Morgan Hill");
-  assert.ok(first.body.detail.nearby_places.length > 0);
+  assert.ok(first.body.detail.nearby_places.length > 0, "first.body.detail.nearby_places.length > 0");
   assert.equal(typeof first.body.detail.booking_link, "string");
-  assert.ok(first.body.links.some((l: { label: string }) => l.label.startsWith("Book with")));
+  assert.ok(first.body.links.some((l: { label: string }) => l.label.startsWith("Book with")), "first.body.links.some((l: { label: string }) => l.label.startsWith(\"Book with\"))");
   const again = await kit.action(record.record_id, "details");
   assert.equal(again.status, 200);
   assert.equal(again.body.cached, true);

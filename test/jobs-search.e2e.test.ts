@@ -155,7 +155,7 @@ test("details: the stored listing with its application links, free, cached", asy
   assert.equal(d.body.detail.company, "Corner Coffee Co.");
   assert.match(d.body.detail.description, /espresso drinks/);
   assert.deepEqual(d.body.detail.apply_options, [{ title: "Corner Coffee Careers", link: "https://careers.cornercoffee.example/jobs/barista-nyc-1042" }]);
-  assert.ok(d.body.links.some((l: { url: string }) => l.url === "https://careers.cornercoffee.example/jobs/barista-nyc-1042"));
+  assert.ok(d.body.links.some((l: { url: string }) => l.url === "https://careers.cornercoffee.example/jobs/barista-nyc-1042"), "d.body.links.some((l: { url: string }) => l.url === \"https://careers.cornercoffee.examp...");
   const again = await kit.action(record.record_id, "details");
   assert.equal(again.body.cached, true);
   assert.equal(again.body.charged_credits, 0);

@@ -47,7 +47,7 @@ test("eu_official: the document fetched once and paged with `more` to its end, f
   for (const [i, r] of first.body.results.entries()) {
     assert.deepEqual([r.section, r.total_sections, r.identifier, r.source_class, r.extraction_method, r.language], [i + 1, 25, "CELEX:02002L0058-20091219", "institutional_transcription", "html_structure", "EN"]);
   }
-  assert.ok(first.body.results[1].paragraph_anchors.includes("art_1"));
+  assert.ok(first.body.results[1].paragraph_anchors.includes("art_1"), "first.body.results[1].paragraph_anchors.includes(\"art_1\")");
   assert.match(first.body.notes[0], /Publications Office's CELLAR \(EN\)/);
   assert.match(first.body.notes[1], /without legal effect/);
   let page = first;
@@ -86,12 +86,12 @@ test("details: the section's verbatim text and every key the spec lists, stored,
   assert.equal(detail.source_url, "https://publications.europa.eu/resource/celex/02002L0058-20091219");
   assert.equal(record.url, "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:02002L0058-20091219#art_5", "people's link: EUR-Lex's page");
   assert.match(detail.source_sha256, /^[0-9a-f]{64}$/);
-  assert.ok(!Number.isNaN(Date.parse(detail.retrieved_at)));
+  assert.ok(!Number.isNaN(Date.parse(detail.retrieved_at)), "!Number.isNaN(Date.parse(detail.retrieved_at))");
   assert.equal(detail.extraction_method, "html_structure");
   assert.equal(detail.legal_status, "not_assessed");
   assert.equal(detail.complete_document_available_through_more, true);
   assert.deepEqual([detail.section, detail.total_sections], [6, 25]);
-  assert.ok(detail.anchors.includes("art_5"));
+  assert.ok(detail.anchors.includes("art_5"), "detail.anchors.includes(\"art_5\")");
   assert.equal(kit.h.replay.requests.length, from);
 });
 

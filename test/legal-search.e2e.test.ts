@@ -89,11 +89,11 @@ test("us filters: courts as CourtListener court ids, years as filing dates", asy
   const q = calls("courtlistener", from)[0]!.query;
   assert.equal(q.filed_after, "1990-01-01");
   assert.equal(q.filed_before, "2005-12-31");
-  assert.ok(q.court!.split(" ").includes("hawapp"));
-  assert.ok(!q.court!.split(" ").includes("scotus"));
+  assert.ok(q.court!.split(" ").includes("hawapp"), "q.court!.split(\" \").includes(\"hawapp\")");
+  assert.ok(!q.court!.split(" ").includes("scotus"), "!q.court!.split(\" \").includes(\"scotus\")");
   const fed = kit.h.replay.requests.length;
   await kit.execute({ search: { jurisdiction: "us", query: "foo", courts: "federal" } });
-  assert.ok(calls("courtlistener", fed)[0]!.query.court!.split(" ").includes("scotus"));
+  assert.ok(calls("courtlistener", fed)[0]!.query.court!.split(" ").includes("scotus"), "calls(\"courtlistener\", fed)[0]!.query.court!.split(\" \").includes(\"scotus\")");
 });
 
 test("eu: CELLAR SPARQL as a GET, records with CELEX, kind and full_text; paged to the end at 4 credits a page", async () => {

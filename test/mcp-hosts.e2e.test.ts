@@ -48,7 +48,7 @@ describe("results that fit the host", () => {
     assert.equal(rest.status, 200);
     const whole = rest.body.results[0];
     assert.ok(whole.content.length > MAX, `REST is not cut: ${whole.content.length}`);
-    assert.ok(!/cut by Quarry/.test(whole.content));
+    assert.ok(!/cut by Quarry/.test(whole.content), "!/cut by Quarry/.test(whole.content)");
     assert.ok(whole.content.startsWith(page.content.replace(/ … \[cut by Quarry.*$/, "")), "the cut text is the start of the whole");
     assert.equal(page.chars, whole.chars, "the record's own figures are the source's");
   });

@@ -57,7 +57,7 @@ describe("music.search details", () => {
     assert.equal(first.body.detail.explicit, false);
     assert.equal(first.body.detail.metadata.source, "deezer");
     assert.equal(first.body.detail.metadata.deezer_id, 302127);
-    assert.ok(first.body.links.some((l: { url: string }) => l.url === "https://www.deezer.com/album/302127"));
+    assert.ok(first.body.links.some((l: { url: string }) => l.url === "https://www.deezer.com/album/302127"), "first.body.links.some((l: { url: string }) => l.url === \"https://www.deezer.com/album/3...");
 
     const again = await details(discovery.record_id);
     assert.equal(again.status, 200, JSON.stringify(again.body));
@@ -133,14 +133,14 @@ describe("music.search details", () => {
       picture: artist.picture,
       metadata: { source: "deezer", deezer_id: 27, radio: true },
     });
-    assert.ok(res.body.links.length > 0);
+    assert.ok(res.body.links.length > 0, "res.body.links.length > 0");
   });
 
   test("MusicBrainz-fallback records keep their stored details (release included), no provider call", async () => {
     // Deezer has no recording for this query (HTTP 404 → provider_error), so MusicBrainz answers.
     const ex = await execute({ query: "ミックスナッツ" });
     assert.equal(ex.status, 200, JSON.stringify(ex.body));
-    assert.ok(typeof ex.body.results[0].musicbrainz_id === "string");
+    assert.ok(typeof ex.body.results[0].musicbrainz_id === "string", "typeof ex.body.results[0].musicbrainz_id === \"string\"");
     const from = h.replay.requests.length;
     const res = await details(ex.body.results[0].record_id);
     assert.equal(res.status, 200, JSON.stringify(res.body));

@@ -282,7 +282,7 @@ describe("navigation.matrix", () => {
     assert.equal(record.engine, "osrm");
     assert.equal(record.locations.length, 5);
     assert.deepEqual(record.durations_min[0], [0, 26, 69.9, 164.3, 128]);
-    assert.ok(record.distances_km.every((row: unknown[]) => row.length === 5 && row.every((c) => c === null)));
+    assert.ok(record.distances_km.every((row: unknown[]) => row.length === 5 && row.every((c) => c === null)), "record.distances_km.every((row: unknown[]) => row.length === 5 && row.every((c) => c ==...");
     assert.deepEqual(res.body.notes, [
       "Answered by the OSRM public demo server because openrouteservice was not available (not configured in this deployment, or it failed): car profile only, no service-level guarantee.",
       "`mode: cycling` was not applied: the demo engine routes cars only, so these are driving distances and times.",

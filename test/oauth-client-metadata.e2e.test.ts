@@ -139,7 +139,7 @@ describe("sign-in by client metadata document", () => {
     const answer = await visitor.post("/dashboard/authorize", { decision: "approve", request: visitor.consentRequest });
     assert.equal(answer.status, 303);
     const code = new URL(answer.location!).searchParams.get("code");
-    assert.ok(code);
+    assert.ok(code, "code");
     const transport = new StreamableHTTPClientTransport(new URL(`${h.url}/mcp`), { authProvider: host });
     await transport.finishAuth(code);
     assert.match(host.saved?.access_token ?? "", /^qat_/);

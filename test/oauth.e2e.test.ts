@@ -466,7 +466,7 @@ describe("the protocol's refusals", () => {
     assert.equal(native.status, 201);
     const info = OAuthClientInformationFullSchema.parse(await native.json());
     assert.equal(info.token_endpoint_auth_method, "client_secret_basic", "RFC 7591's default");
-    assert.ok(info.client_secret);
+    assert.ok(info.client_secret, "info.client_secret");
     const stored = await h.store.getOAuthClient(info.client_id);
     assert.equal(stored!.secretHash, createHash("sha256").update(info.client_secret!).digest("hex"));
     assert.doesNotMatch(JSON.stringify(stored), new RegExp(info.client_secret!), "the secret itself is not stored");

@@ -125,7 +125,7 @@ test("a malformed or doubled id keeps the 'fix the fields' hint; only a record a
   ]) {
     const res = await h.call("POST", "/v1/follow-up", { key, body });
     assert.equal(res.status, 400, JSON.stringify(res.body));
-    assert.ok(res.body.error.violations.every((v: { path: string }) => v.path === "/record_id" || v.path === "/search_id"));
+    assert.ok(res.body.error.violations.every((v: { path: string }) => v.path === "/record_id" || v.path === "/search_id"), "res.body.error.violations.every((v: { path: string }) => v.path === \"/record_id\" || v.p...");
     assert.match(res.body.error.hint, /^Fix the fields named in violations\[\]/, JSON.stringify(body));
   }
 });

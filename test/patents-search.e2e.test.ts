@@ -237,7 +237,7 @@ describe("patents.search", () => {
     const [sent] = calls(kit, from, "google_patents_details");
     assert.equal(sent?.query.patent_id, "patent/US8110241B2/en");
     assert.equal(sent?.matched, "serpapi-google_patents/details_us8110241b2_documented");
-    assert.ok(kit.h.replay.requests.slice(from).some((r) => r.matched === "serpapi-google_patents/description_us8110241b2_documented"));
+    assert.ok(kit.h.replay.requests.slice(from).some((r) => r.matched === "serpapi-google_patents/description_us8110241b2_documented"), "kit.h.replay.requests.slice(from).some((r) => r.matched === \"serpapi-google_patents/des...");
     const again = await kit.action(recordId, "details");
     assert.equal(again.body.cached, true);
     assert.equal(again.body.charged_credits, 0);

@@ -66,7 +66,7 @@ test("filters: radius keeps places with coordinates within it; open_now an expli
   assert.deepEqual(near.body.results.map((r: { title: string }) => r.title), ["Stone Street Coffee", "Fellini Coffee", "Gregorys Coffee"]);
   assert.match(near.body.notes.join(" "), /17 of 20 places/);
   const open = await kit.execute({ ...COFFEE, open_now: true, num: 20 });
-  assert.ok(open.body.results.length > 0);
+  assert.ok(open.body.results.length > 0, "open.body.results.length > 0");
   for (const r of open.body.results) assert.equal(r.open_now, true);
   const empty = await kit.execute({ ...COFFEE, radius_m: 100 });
   assert.equal(empty.status, 200);
@@ -114,8 +114,8 @@ test("update: merged params, paging reset, billed 4 credits for the provider pag
   assert.equal(up.body.charged_credits, 4);
   assert.equal(serpCalls(from).length, 1);
   assert.equal((await kit.used()) - before, 4);
-  assert.ok(up.body.results.length > 0);
-  for (const r of up.body.results) assert.ok(r.rating >= 4.5);
+  assert.ok(up.body.results.length > 0, "up.body.results.length > 0");
+  for (const r of up.body.results) assert.ok(r.rating >= 4.5, "r.rating >= 4.5");
 });
 
 test("details: fetched once for 4 credits, then cached at 0 credits", async () => {
@@ -133,7 +133,7 @@ test("details: fetched once for 4 credits, then cached at 0 credits", async () =
   assert.equal(d.contacts.phone, "(425) 226-7007");
   assert.equal(d.location.plus_code, "GRJ4+Q8 Renton, Washington");
   assert.equal(d.hours.length, 7);
-  assert.ok(d.amenities.includes("Wi-Fi"));
+  assert.ok(d.amenities.includes("Wi-Fi"), "d.amenities.includes(\"Wi-Fi\")");
   const again = await kit.action(record.record_id, "details");
   assert.equal(again.body.cached, true);
   assert.equal(again.body.charged_credits, 0);

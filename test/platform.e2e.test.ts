@@ -151,7 +151,7 @@ describe("catalog, inspect, account, guide", () => {
       const fromDoc = doc.paths[`/v1/capabilities/${id}/execute`].post.requestBody.content["application/json"].schema;
       assert.deepEqual(res.body.execute.body_schema, fromDoc);
       assert.equal(res.body.execute.body_schema.additionalProperties, false);
-      assert.ok(res.body.examples.length > 0);
+      assert.ok(res.body.examples.length > 0, "res.body.examples.length > 0");
     }
   });
 
@@ -217,8 +217,8 @@ describe("catalog, inspect, account, guide", () => {
     assert.equal(res.body.status, "free");
     assert.equal(res.body.cadence, null);
     assert.deepEqual(res.body.credits, { used: 0, cap: 1000, period_end: null });
-    assert.ok(["sharpen", "plus", "ultra", "ultra2x"].includes(res.body.sharpen_tier));
-    assert.ok(res.body.enabled_capabilities.includes("recipes.search"));
+    assert.ok(["sharpen", "plus", "ultra", "ultra2x"].includes(res.body.sharpen_tier), "[\"sharpen\", \"plus\", \"ultra\", \"ultra2x\"].includes(res.body.sharpen_tier)");
+    assert.ok(res.body.enabled_capabilities.includes("recipes.search"), "res.body.enabled_capabilities.includes(\"recipes.search\")");
     assert.equal(res.headers.get("cache-control"), "no-store");
   });
 
@@ -228,7 +228,7 @@ describe("catalog, inspect, account, guide", () => {
     assert.equal(res.body.status, "active");
     assert.equal(res.body.cadence, "monthly");
     assert.equal(res.body.credits.cap, 20000);
-    assert.ok(Date.parse(res.body.credits.period_end) > Date.now());
+    assert.ok(Date.parse(res.body.credits.period_end) > Date.now(), "Date.parse(res.body.credits.period_end) > Date.now()");
   });
 
   test("guide is markdown", async () => {
@@ -304,10 +304,10 @@ describe("validation", () => {
   test("cross-field rules give violations", async () => {
     const a = await post("/v1/capabilities/academic.search/execute", { query: "x", from_year: 2020, to_year: 2010 });
     assertEnvelope(a, 400, "invalid_request");
-    assert.ok(a.body.error.violations.some((v: { path: string }) => v.path === "/from_year"));
+    assert.ok(a.body.error.violations.some((v: { path: string }) => v.path === "/from_year"), "a.body.error.violations.some((v: { path: string }) => v.path === \"/from_year\")");
     const r = await post("/v1/capabilities/recipes.search/execute", { query: "a", category: "Seafood" });
     assertEnvelope(r, 400, "invalid_request");
-    assert.ok(r.body.error.violations.length > 0);
+    assert.ok(r.body.error.violations.length > 0, "r.body.error.violations.length > 0");
     const none = await post("/v1/capabilities/recipes.search/execute", {});
     assertEnvelope(none, 400, "invalid_request");
   });
@@ -367,7 +367,7 @@ describe("validation", () => {
     assert.equal(none.body.error.violations[0].path, "");
     const both = await post("/v1/follow-up", { action: "more", search_id: "srch_0123456789abcdef", record_id: "rec_0123456789abcdef" });
     assertEnvelope(both, 400, "invalid_request");
-    assert.ok(both.body.error.violations.some((v: { path: string }) => v.path === "/record_id"));
+    assert.ok(both.body.error.violations.some((v: { path: string }) => v.path === "/record_id"), "both.body.error.violations.some((v: { path: string }) => v.path === \"/record_id\")");
     const bad = await post("/v1/follow-up", { action: "", search_id: "srch_short", extra: true });
     assertEnvelope(bad, 400, "invalid_request");
     assert.deepEqual(bad.body.error.violations.map((v: { path: string }) => v.path).sort(), ["/action", "/extra", "/search_id"]);
@@ -380,7 +380,7 @@ describe("reference capabilities", () => {
     assert.equal(ex.status, 200, JSON.stringify(ex.body));
     assert.match(ex.body.search_id, /^srch_[0-9A-Za-z]{16}$/);
     assert.equal(ex.body.capability, "academic.search");
-    assert.ok(ex.body.result_count >= 1);
+    assert.ok(ex.body.result_count >= 1, "ex.body.result_count >= 1");
     assert.equal(ex.body.result_count, ex.body.results.length);
     const rec = ex.body.results[0];
     assert.match(rec.record_id, /^rec_[0-9A-Za-z]{16}$/);
@@ -418,7 +418,7 @@ describe("reference capabilities", () => {
     assert.equal(past.status, 200, JSON.stringify(past.body));
     assert.equal(past.body.result_count, 0);
     assert.equal(past.body.next.example, null);
-    assert.ok(past.body.notes.some((n: string) => /Nothing \(more\) to show/.test(n)));
+    assert.ok(past.body.notes.some((n: string) => /Nothing \(more\) to show/.test(n)), "past.body.notes.some((n: string) => /Nothing \\(more\\) to show/.test(n))");
   });
 
   test("a search action sent with a record_id says to use the record's search_id", async () => {
@@ -643,7 +643,7 @@ describe("plans, credits and limits", () => {
       assert.doesNotMatch(res.body.error.hint, /[Uu]pgrade/, "the plan is not the reason");
     }
     const cat = await get("/v1/catalog", acct.key);
-    assert.ok(cat.body.capabilities.every((c: { enabled: boolean }) => c.enabled === false));
+    assert.ok(cat.body.capabilities.every((c: { enabled: boolean }) => c.enabled === false), "cat.body.capabilities.every((c: { enabled: boolean }) => c.enabled === false)");
     assert.equal((await get("/v1/account", acct.key)).body.credits.used, 0);
   });
 
@@ -677,7 +677,7 @@ describe("plans, credits and limits", () => {
     const over = await get("/v1/account", slow.key);
     assertEnvelope(over, 429, "rate_limited");
     assert.equal(over.body.error.retryable, true);
-    assert.ok(Number(over.headers.get("retry-after")) >= 1);
+    assert.ok(Number(over.headers.get("retry-after")) >= 1, "Number(over.headers.get(\"retry-after\")) >= 1");
     // The public document is not rate limited.
     assert.equal((await h.call("GET", "/v1/openapi.public.json")).status, 200);
   });

@@ -56,7 +56,7 @@ describe("providers check", () => {
     const unrecorded = replay.requests.slice(from).filter((r) => r.matched === null);
     assert.deepEqual(unrecorded.map((r) => r.path), [], "every probe asks for something a recording answers");
     for (const r of results) assert.equal(r.status, "ok", `${r.provider}: ${r.message}`);
-    assert.ok(results.every((r) => typeof r.latency_ms === "number"));
+    assert.ok(results.every((r) => typeof r.latency_ms === "number"), "results.every((r) => typeof r.latency_ms === \"number\")");
     assert.equal(exitCodeOf(results, true), 0);
   });
 
@@ -77,7 +77,7 @@ describe("providers check", () => {
       const { code, out } = await cli(["providers", "check", "--json", "--provider", "openalex,jina"]);
       assert.equal(code, 1);
       const doc = JSON.parse(out) as { checked_at: string; results: ProbeResult[] };
-      assert.ok(!Number.isNaN(Date.parse(doc.checked_at)));
+      assert.ok(!Number.isNaN(Date.parse(doc.checked_at)), "!Number.isNaN(Date.parse(doc.checked_at))");
       assert.deepEqual(
         doc.results.map((r) => [r.provider, r.status, r.pointer]),
         [

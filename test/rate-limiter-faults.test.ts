@@ -206,7 +206,7 @@ describe("Redis limiter behind a proxy", { skip: REDIS_URL ? false : "REDIS_URL 
         env: { REDIS_URL: throughProxy(own.port), DATA_DIR: dataDir, LOG_LEVEL: "warn" },
       });
       try {
-        assert.ok(server.key);
+        assert.ok(server.key, "server.key");
         assert.equal((await timedCall(server.url, server.key)).status, 200);
         await own.cut("refuse");
         for (let i = 0; i < 5; i++) {

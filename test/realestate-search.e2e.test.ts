@@ -42,7 +42,7 @@ test("execute: ten listings with their keys, price_kind always, 4 credits, Rapid
   assert.equal(first.price_kind, "listing_price");
   assert.equal(first.source, "Zillow via RapidAPI (zillow-com1)");
   assert.match(first.fetched_at, /^\d{4}-\d{2}-\d{2}T/);
-  for (const r of res.body.results) assert.ok(["listing_price", "unknown"].includes(r.price_kind));
+  for (const r of res.body.results) assert.ok(["listing_price", "unknown"].includes(r.price_kind), "[\"listing_price\", \"unknown\"].includes(r.price_kind)");
   assert.doesNotMatch(JSON.stringify(res.body), /"zpid"/, "the property id stays private");
 });
 

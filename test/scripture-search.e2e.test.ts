@@ -242,7 +242,7 @@ describe("scripture.search", () => {
     assert.ok(
       details.body.detail.verses.every(
         (v: { arabic?: string; text?: string }) => typeof v.arabic === "string" && v.text === undefined,
-      ),
+      ), "details.body.detail.verses.every( (v: { arabic?: string; text?: string }) => typeof v.a...",
     );
     assert.equal(
       details.body.detail.note,

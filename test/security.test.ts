@@ -119,7 +119,7 @@ test("no key ever reaches a log line or an error message", async () => {
   await h.call("POST", "/v1/capabilities/recipes.search/execute", { key, body: { nope: 1 } });
   await h.call("POST", "/v1/capabilities/markets.quote/execute", { key, body: { symbol: "NOT:RECORDED" } });
   const refused = await h.call("GET", "/v1/catalog", { key: wrong });
-  assert.ok(!refused.text.includes(wrong));
+  assert.ok(!refused.text.includes(wrong), "!refused.text.includes(wrong)");
   await h.call("POST", `/mcp/k/${key}`, {
     headers: { accept: "application/json, text/event-stream" },
     body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
@@ -174,7 +174,7 @@ test("OAuth tokens, codes, client secrets and dashboard passwords never reach a 
   const grants = await h.store.listOAuthGrants(accountId);
   const found = await h.store.findOAuthToken(hashKey(tokens.access_token));
   assert.equal(found?.grant.id, grants[0]!.id, "found by its SHA-256");
-  assert.ok(!JSON.stringify(found).includes(tokens.access_token));
+  assert.ok(!JSON.stringify(found).includes(tokens.access_token), "!JSON.stringify(found).includes(tokens.access_token)");
   for (const secret of [tokens.access_token, tokens.refresh_token, code, registered.client_secret, "correct horse battery staple"]) {
     for (const line of lines) assert.ok(!line.includes(secret), `a secret in a log line: ${line}`);
   }

@@ -192,7 +192,7 @@ test("reported stage: a plan without Sharpen reports stock and enabled false; th
   await h.services.accounts.update(accountId, { sharpenStage: "stage2" });
   const { account, sharpen } = await reported(key);
   assert.equal(account.sharpen_stage, "stock");
-  assert.ok(!account.enabled_capabilities.includes("sharpen"));
+  assert.ok(!account.enabled_capabilities.includes("sharpen"), "!account.enabled_capabilities.includes(\"sharpen\")");
   assert.equal(sharpen.stage, "stock");
   assert.equal(sharpen.enabled, false);
   const saved = (await h.store.getAccount(accountId))?.sharpenStage;
@@ -202,7 +202,7 @@ test("reported stage: a plan without Sharpen reports stock and enabled false; th
   await h.services.accounts.update(off.accountId, { sharpenStage: "stock" });
   const stock = await reported(off.key);
   assert.equal(stock.account.sharpen_stage, "stock");
-  assert.ok(!stock.account.enabled_capabilities.includes("sharpen"));
+  assert.ok(!stock.account.enabled_capabilities.includes("sharpen"), "!stock.account.enabled_capabilities.includes(\"sharpen\")");
   assert.equal(stock.sharpen.stage, "stock");
   assert.equal(stock.sharpen.enabled, false);
 });
@@ -213,7 +213,7 @@ test("reported stage: a saved stage above the plan's tier is reported capped, as
   const { account, sharpen } = await reported(key);
   assert.equal(account.sharpen_tier, "sharpen");
   assert.equal(account.sharpen_stage, STAGE_OF_TIER[account.sharpen_tier]);
-  assert.ok(account.enabled_capabilities.includes("sharpen"));
+  assert.ok(account.enabled_capabilities.includes("sharpen"), "account.enabled_capabilities.includes(\"sharpen\")");
   assert.equal(sharpen.tier, "sharpen");
   assert.equal(sharpen.stage, "stage1");
   assert.equal(sharpen.enabled, true);
@@ -231,7 +231,7 @@ test("reported stage: a saved stage the plan allows is reported as saved", async
   const { account, sharpen } = await reported(key);
   assert.equal(account.sharpen_tier, "ultra2x");
   assert.equal(account.sharpen_stage, "stage3");
-  assert.ok(account.enabled_capabilities.includes("sharpen"));
+  assert.ok(account.enabled_capabilities.includes("sharpen"), "account.enabled_capabilities.includes(\"sharpen\")");
   assert.equal(sharpen.stage, "stage3");
   assert.equal(sharpen.enabled, true);
   assert.equal(sharpen.typical_credits, CREDITS.ultra);

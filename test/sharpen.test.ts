@@ -185,7 +185,7 @@ test("each wire format is spoken with its real shape, and the review comes back 
   };
   assert.equal(aBody.model, "sim-b");
   assert.equal(typeof aBody.system, "string");
-  assert.ok(aBody.max_tokens > 0);
+  assert.ok(aBody.max_tokens > 0, "aBody.max_tokens > 0");
   assert.deepEqual(
     aBody.messages.map((m) => m.role),
     ["user"],
@@ -199,10 +199,10 @@ test("each wire format is spoken with its real shape, and the review comes back 
     contents: { parts: { text: string }[] }[];
   };
   assert.equal(gBody.systemInstruction.parts.length, 1);
-  assert.ok(gBody.contents[0]?.parts[0]?.text.includes("<task>"));
+  assert.ok(gBody.contents[0]?.parts[0]?.text.includes("<task>"), "gBody.contents[0]?.parts[0]?.text.includes(\"<task>\")");
 
   // Keys never reach the recorded headers (the simulator strips them) nor any body.
-  assert.ok(!JSON.stringify(sim.requests.map((r) => [r.headers, r.body])).includes("sim-secret"));
+  assert.ok(!JSON.stringify(sim.requests.map((r) => [r.headers, r.body])).includes("sim-secret"), "!JSON.stringify(sim.requests.map((r) => [r.headers, r.body])).includes(\"sim-secret\")");
 });
 
 test("the blind attempt never contains the draft; the critique has the draft and the blind attempt", async () => {
@@ -219,7 +219,7 @@ test("the blind attempt never contains the draft; the critique has the draft and
       assert.ok(
         blind?.text.includes(payload.task) &&
           blind.text.includes(payload.context) &&
-          blind.text.includes(payload.approach),
+          blind.text.includes(payload.approach), "blind?.text.includes(payload.task) && blind.text.includes(payload.context) && blind.tex...",
       );
       assert.ok(!JSON.stringify(blind?.body).includes(payload.draft), "draft leaked into the blind attempt");
       assert.ok(JSON.stringify(critique?.body).includes(payload.draft), "the critique must carry the draft");

@@ -44,7 +44,7 @@ test("execute: the recorded page, products with their keys, filters without toke
   assert.equal(second.reviews, 2);
   assert.equal(second.delivery, "$8.99 delivery · Free 90-day returns");
   assert.equal(second.source, "Google Shopping via SerpApi");
-  assert.ok(res.body.filters.length > 5);
+  assert.ok(res.body.filters.length > 5, "res.body.filters.length > 5");
   assert.deepEqual(res.body.filters[3], { id: "price:up-to-15", label: "Up to $15", group: "Price" });
   assert.doesNotMatch(JSON.stringify(res.body), /"token"|ppr_max|product_id|page_token/, "provider data stays private");
 });

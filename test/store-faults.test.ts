@@ -392,7 +392,7 @@ describe("PostgreSQL outage under load", {
       "calls during the outage answer 503",
     );
     const readyDuring = ready.probes.filter((p) => p.start >= cutAt && p.end <= restoreAt);
-    assert.ok(readyDuring.length > 0);
+    assert.ok(readyDuring.length > 0, "readyDuring.length > 0");
     assert.deepEqual(
       readyDuring.filter((p) => p.status !== 503),
       [],
@@ -680,7 +680,7 @@ describe("PostgreSQL: the reply to a call's COMMIT is lost", {
     const first = await timedCall(db.h.url, key, QUOTE);
     assert.equal(first.status, 200, fmt(first));
     const before = await direct(accountId, first.searchId);
-    assert.ok(before.session && before.records.length > 0);
+    assert.ok(before.session && before.records.length > 0, "before.session && before.records.length > 0");
     const UPDATE = {
       path: "/v1/follow-up",
       body: { search_id: first.searchId, action: "update", params: { symbol: "GOOGL:NASDAQ" } },
@@ -1268,7 +1268,7 @@ describe("embedded store faults", () => {
     );
     assert.doesNotMatch(child.output(), /^\s+at /m, "one clear line, no stack dump");
     assert.doesNotMatch(child.output(), /listening on/, "it never serves");
-    assert.ok(Date.now() - started < 15_000);
+    assert.ok(Date.now() - started < 15_000, "Date.now() - started < 15_000");
     assert.equal(integrity(file), "ok");
   });
 });

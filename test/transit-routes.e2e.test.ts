@@ -129,7 +129,7 @@ test("details: the stored itinerary, free, no provider call, the same on repeat"
   assert.deepEqual(first.body.detail.lines, ["N", "R"]);
   assert.equal(first.body.detail.steps.length, 4);
   assert.equal(first.body.detail.steps[1].headsign, "Coney Island-Stillwell Av");
-  assert.ok(first.body.links.some((l: { label: string }) => l.label === "MTA New York City Transit"));
+  assert.ok(first.body.links.some((l: { label: string }) => l.label === "MTA New York City Transit"), "first.body.links.some((l: { label: string }) => l.label === \"MTA New York City Transit\")");
   const again = await kit.action(record.record_id, "details");
   assert.equal(again.body.charged_credits, 0);
   assert.equal(again.body.cached, true);

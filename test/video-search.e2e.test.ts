@@ -159,7 +159,7 @@ describe("video.search", () => {
     assert.equal(first.body.detail.timestamps.length, 3);
     assert.deepEqual(first.body.detail.timestamps[1], { start: 1.54, duration: 4.16, text: "this is not the original transcript" });
     assert.equal(first.body.detail.timestamps_truncated, false);
-    assert.ok(first.body.detail.available_languages.includes("de"));
+    assert.ok(first.body.detail.available_languages.includes("de"), "first.body.detail.available_languages.includes(\"de\")");
     assert.equal(await kit.used(), usedBefore + 4);
     const calls = kit.h.replay.requests.slice(from);
     assert.equal(calls[0]?.method, "POST");

@@ -131,7 +131,7 @@ describe("weather.forecast answers", () => {
     assert.equal(res.body.detail.attribution, "Weather data by Open-Meteo.com");
     assert.equal(res.body.detail.attribution_url, "https://open-meteo.com/");
     assert.deepEqual(res.body.detail.licence, { name: "CC BY 4.0", url: "https://creativecommons.org/licenses/by/4.0/" });
-    assert.ok(res.body.links.some((l: { url: string }) => l.url === "https://open-meteo.com/"));
+    assert.ok(res.body.links.some((l: { url: string }) => l.url === "https://open-meteo.com/"), "res.body.links.some((l: { url: string }) => l.url === \"https://open-meteo.com/\")");
     assert.equal(calls(from).length, 0);
 
     const more = await kit.more(ex.body.search_id);

@@ -279,8 +279,8 @@ describe("with the allow-list 127.0.0.1/32", () => {
     assert.match(pdf.body.results[0].content, /^Shared MIME-info Database/);
     assert.match(pdf.body.results[0].content, /This is version 0\.21 of the Shared MIME-info Database specification/);
     assert.equal(pdf.body.results[0].truncated, true);
-    assert.ok(pdf.body.results[0].chars > 30_000);
-    assert.ok(pdf.body.notes.includes("A PDF of 17 pages, read as text."));
+    assert.ok(pdf.body.results[0].chars > 30_000, "pdf.body.results[0].chars > 30_000");
+    assert.ok(pdf.body.notes.includes("A PDF of 17 pages, read as text."), "pdf.body.notes.includes(\"A PDF of 17 pages, read as text.\")");
     const untyped = await read(allowed, { url: `http://127.0.0.1:${site.port}/untyped` });
     assert.equal(untyped.body.results[0].title, PUBLIC_TEXT, "no Content-Type: sniffed as HTML");
   });

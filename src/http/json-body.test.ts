@@ -7,7 +7,7 @@ function refusal(text: string): ApiError {
   try {
     parseJsonBody(text);
   } catch (error) {
-    assert.ok(error instanceof ApiError);
+    assert.ok(error instanceof ApiError, "error instanceof ApiError");
     assert.equal(error.code, "invalid_request");
     return error;
   }

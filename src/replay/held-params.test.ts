@@ -50,7 +50,7 @@ test("a stand-in placeholder answers any value but is named; an elided value or 
   const asked = Object.fromEntries(Object.entries(property.query).map(([k, v]) => [k, k === "property_token" ? "tok123" : v]));
   assert.deepEqual(unheldParams(property, query(asked)), ["property_token=tok123"]);
   const nominatim = entry("nominatim/search_empty_jsonv2");
-  assert.ok(nominatim.standIns.has("q"));
+  assert.ok(nominatim.standIns.has("q"), "nominatim.standIns.has(\"q\")");
   // Elided per-request values (YouTube's signed timedtext URL) and a scrubbed key match anything.
   const timedtext = entry("youtube/transcript_timedtext");
   assert.equal(timedtext.standIns.size, 0);

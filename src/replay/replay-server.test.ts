@@ -55,7 +55,7 @@ test("serves the recorded Deezer search body byte-identical to the file", async 
   assert.equal(res.status, 200);
   assert.equal(res.headers["content-type"], "application/json; charset=utf-8");
   assert.equal(res.headers["x-replay-case"], "deezer/search_simple");
-  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")));
+  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")), "res.body.equals(fixture(\"deezer\", \"search_simple.json\"))");
 });
 
 test("query matching is by subset: extra params ignored, most matched params wins", async (t) => {
@@ -78,7 +78,7 @@ test("query matching is by subset: extra params ignored, most matched params win
   // `limit=2&q=Billy Jean` is recorded; without `limit` nothing at /search requires only that q.
   const both = await get(replay, "/deezer/search?q=Billy%20Jean&limit=2");
   assert.equal(both.headers["x-replay-case"], "deezer/search_limit2");
-  assert.ok(both.body.equals(fixture("deezer", "search_limit2.json")));
+  assert.ok(both.body.equals(fixture("deezer", "search_limit2.json")), "both.body.equals(fixture(\"deezer\", \"search_limit2.json\"))");
   const partial = await get(replay, "/deezer/search?q=Billy+Jean");
   assert.equal(partial.status, 404);
 });
@@ -117,8 +117,8 @@ test("a windowed recording answers the pages inside the items it holds, and 404 
     return { status: res.status, case: res.headers["x-replay-case"], body: JSON.parse(res.body.toString()) };
   };
   // The recorded page itself (no paging params, or exactly the recorded window): the file's bytes.
-  assert.ok((await get(replay, "/paged/search?q=a")).body.equals(Buffer.from(partial)));
-  assert.ok((await get(replay, "/paged/search?q=a&index=0&limit=4")).body.equals(Buffer.from(partial)));
+  assert.ok((await get(replay, "/paged/search?q=a")).body.equals(Buffer.from(partial)), "(await get(replay, \"/paged/search?q=a\")).body.equals(Buffer.from(partial))");
+  assert.ok((await get(replay, "/paged/search?q=a&index=0&limit=4")).body.equals(Buffer.from(partial)), "(await get(replay, \"/paged/search?q=a&index=0&limit=4\")).body.equals(Buffer.from(partial))");
   // A page inside: those items, every other field as recorded, content-length of the page.
   const inside = await get(replay, "/paged/search?q=a&index=1&limit=2");
   assert.equal(inside.status, 200);
@@ -301,7 +301,7 @@ test("serpapi: one prefix for all engine folders, told apart by the engine param
   const replay = await start(t);
   const finance = await get(replay, "/serpapi/search.json?engine=google_finance&q=GOOGL:NASDAQ&hl=en");
   assert.equal(finance.headers["x-replay-case"], "serpapi-google_finance/quote");
-  assert.ok(finance.body.equals(fixture("serpapi-google_finance", "quote.json")));
+  assert.ok(finance.body.equals(fixture("serpapi-google_finance", "quote.json")), "finance.body.equals(fixture(\"serpapi-google_finance\", \"quote.json\"))");
   const news = await get(replay, "/serpapi/search.json?engine=google_news&q=anime");
   assert.equal(news.headers["x-replay-case"], "serpapi-google_news/news_anime");
   // Same q and hl under an engine with no such recording.
@@ -319,7 +319,7 @@ test("multi-host prefix `<id>-<host>` falls back to the provider's recordings", 
   assert.equal(res.headers["x-replay-case"], "sec/submissions_CIK0000320193");
   const xml = await get(replay, "/sec-www/Archives/edgar/data/1065280/000106528010000031/nflx-20100930.xml");
   assert.equal(xml.headers["content-type"], "application/xml");
-  assert.ok(xml.body.equals(fixture("sec", "xbrl_instance_nflx_10q_2010q3.xml")));
+  assert.ok(xml.body.equals(fixture("sec", "xbrl_instance_nflx_10q_2010q3.xml")), "xml.body.equals(fixture(\"sec\", \"xbrl_instance_nflx_10q_2010q3.xml\"))");
 });
 
 test("POST recordings match by body subset: the recorded body wins, a different value does not match it", async (t) => {
@@ -399,7 +399,7 @@ test("fault hang: no answer until the client aborts", async (t) => {
     request(`${replay.url}/deezer/search?q=Soliloquy`, { signal: AbortSignal.timeout(150) }),
     (err: Error) => err.name === "TimeoutError" || err.name === "AbortError",
   );
-  assert.ok(Date.now() - started >= 140);
+  assert.ok(Date.now() - started >= 140, "Date.now() - started >= 140");
   assert.equal(replay.requests.at(-1)?.fault, "hang");
 });
 
@@ -409,7 +409,7 @@ test("fault latency and the latencyMs option delay a normal answer", async (t) =
   let started = Date.now();
   const res = await get(replay, "/deezer/search?q=Soliloquy");
   assert.ok(Date.now() - started >= 115, "fault latency");
-  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")));
+  assert.ok(res.body.equals(fixture("deezer", "search_simple.json")), "res.body.equals(fixture(\"deezer\", \"search_simple.json\"))");
   assert.equal(replay.requests.at(-1)?.matched, "deezer/search_simple");
 
   const slow = await start(t, { latencyMs: 80 });
@@ -486,7 +486,7 @@ test("requests log records method, path, query, headers and body, bounded to the
   const replay = await start(t);
   await get(replay, "/deezer/search?q=Soliloquy&limit=3&api_key=k1");
   const first = replay.requests[0];
-  assert.ok(first);
+  assert.ok(first, "first");
   assert.equal(first.method, "GET");
   assert.equal(first.path, "/deezer/search");
   assert.equal(first.prefix, "deezer");
@@ -525,7 +525,7 @@ test("requestLog sets how many requests are kept; 0 keeps none and still answers
 
     const ok = await request(`${none.url}/deezer/search?q=Soliloquy`);
     assert.equal(ok.statusCode, 200);
-    assert.ok(Array.isArray(((await ok.body.json()) as { data?: unknown }).data));
+    assert.ok(Array.isArray(((await ok.body.json()) as { data?: unknown }).data), "Array.isArray(((await ok.body.json()) as { data?: unknown }).data)");
     none.setFault("*", { kind: "status", status: 503, times: 1 });
     const failed = await request(`${none.url}/deezer/search?q=Soliloquy`);
     await failed.body.dump();
@@ -585,7 +585,7 @@ test("folder prefixes follow the provider-id rule", () => {
   assert.equal(prefixForFolder("openalex"), "openalex");
   const index = loadFixtureIndex();
   assert.equal(index.folders["serpapi-google_news"], "serpapi");
-  assert.ok(index.prefixes.includes("xapi"));
-  assert.ok(!index.prefixes.includes("x-api-v2"));
+  assert.ok(index.prefixes.includes("xapi"), "index.prefixes.includes(\"xapi\")");
+  assert.ok(!index.prefixes.includes("x-api-v2"), "!index.prefixes.includes(\"x-api-v2\")");
   for (const id of Object.keys(PROVIDERS)) assert.ok(index.prefixes.includes(id), `no recordings for ${id}`);
 });

@@ -41,7 +41,7 @@ test("after a loosely matched recording, a refusal or provider error is 'no reco
   const demo = new DemoRecordings();
   await demo.watch(replaying(["name=Paris"])).send(request, AbortSignal.timeout(1000));
   const refused = demo.failure(invalidRequest([{ path: "/location", message: '"Paris" did not match any place' }]));
-  assert.ok(refused instanceof ApiError);
+  assert.ok(refused instanceof ApiError, "refused instanceof ApiError");
   assert.equal(refused.code, "provider_error");
   assert.equal(refused.retryable, false);
   assert.match(refused.message, /^No recording of this request in the offline demo: the nearest recording was not made with name=Paris, .*\/location: "Paris" did not match any place/);

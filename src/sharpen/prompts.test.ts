@@ -18,8 +18,8 @@ test("v1 loads once: the same object every time, with both instruction texts", (
   const p = loadPrompts("v1");
   assert.equal(loadPrompts("v1"), p);
   assert.equal(p.version, "v1");
-  assert.ok(p.blind.system.length > 100);
-  assert.ok(p.critique.system.length > 100);
+  assert.ok(p.blind.system.length > 100, "p.blind.system.length > 100");
+  assert.ok(p.critique.system.length > 100, "p.critique.system.length > 100");
   assert.notEqual(p.instruction.one, p.instruction.two);
   assert.ok(!p.blind.system.includes("<!--"), "header comments are not part of the prompt");
 });
@@ -27,11 +27,11 @@ test("v1 loads once: the same object every time, with both instruction texts", (
 test("the blind attempt has task and context but never the draft, even if handed the whole input", () => {
   const blind = blindPrompt(loadPrompts("v1"), input);
   const all = blind.system + blind.user;
-  assert.ok(all.includes("TASK-MARKER"));
-  assert.ok(all.includes("CONTEXT-MARKER"));
-  assert.ok(!all.includes("DRAFT-MARKER"));
+  assert.ok(all.includes("TASK-MARKER"), "all.includes(\"TASK-MARKER\")");
+  assert.ok(all.includes("CONTEXT-MARKER"), "all.includes(\"CONTEXT-MARKER\")");
+  assert.ok(!all.includes("DRAFT-MARKER"), "!all.includes(\"DRAFT-MARKER\")");
   // One-pass rendering: a value holding a placeholder is not expanded.
-  assert.ok(all.includes("TASK-MARKER {{draft}}"));
+  assert.ok(all.includes("TASK-MARKER {{draft}}"), "all.includes(\"TASK-MARKER {{draft}}\")");
   assert.match(blind.user, /<approach>\n\(none given\)\n<\/approach>/);
 });
 

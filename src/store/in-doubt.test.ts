@@ -114,7 +114,7 @@ test("files that are not calls are moved aside, not taken and not lost", async (
   writeFileSync(join(dir, "notes.txt"), "left alone");
   assert.deepEqual((await journal.load(null, STORE)).mine, [call(1)]);
   assert.deepEqual(readdirSync(join(dir, "unresolved")).sort(), ["renamed.json", "torn.json"]);
-  assert.ok(existsSync(join(dir, "notes.txt")));
+  assert.ok(existsSync(join(dir, "notes.txt")), "existsSync(join(dir, \"notes.txt\"))");
 });
 
 test("parseInDoubt refuses what this version did not write", () => {

@@ -43,7 +43,7 @@ describe("KeyCache", () => {
     cache.set("h1", lookup("k1", "a1"), cache.begin());
     assert.equal(cache.get("h1")?.key.id, "k1");
     now += 499;
-    assert.ok(cache.get("h1"));
+    assert.ok(cache.get("h1"), "cache.get(\"h1\")");
     now += 1;
     assert.equal(cache.get("h1"), undefined);
     assert.equal(cache.size, 0, "the expired entry is dropped");
@@ -56,10 +56,10 @@ describe("KeyCache", () => {
     cache.set("h3", lookup("k3", "a2"), cache.begin());
     cache.forgetKey("k1");
     assert.equal(cache.get("h1"), undefined);
-    assert.ok(cache.get("h2"));
+    assert.ok(cache.get("h2"), "cache.get(\"h2\")");
     cache.forgetAccount("a1");
     assert.equal(cache.get("h2"), undefined);
-    assert.ok(cache.get("h3"));
+    assert.ok(cache.get("h3"), "cache.get(\"h3\")");
   });
 
   test("a lookup that started before a change does not cache what it read", () => {
@@ -69,7 +69,7 @@ describe("KeyCache", () => {
     cache.set("h1", lookup("k1", "a1"), token);
     assert.equal(cache.get("h1"), undefined);
     cache.set("h1", lookup("k1", "a1"), cache.begin());
-    assert.ok(cache.get("h1"));
+    assert.ok(cache.get("h1"), "cache.get(\"h1\")");
   });
 
   test("lookup loads once, then serves the cache; a lookup racing a change is not cached", async () => {
@@ -101,7 +101,7 @@ describe("KeyCache", () => {
     cache.set("h3", lookup("k3", "a1"), cache.begin());
     assert.equal(cache.size, 2);
     assert.equal(cache.get("h1"), undefined);
-    assert.ok(cache.get("h2") && cache.get("h3"));
+    assert.ok(cache.get("h2") && cache.get("h3"), "cache.get(\"h2\") && cache.get(\"h3\")");
   });
 
   test("ttl 0 turns it off; cached rows are frozen", () => {

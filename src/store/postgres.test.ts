@@ -108,7 +108,7 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
       await admin((client) => client.query(`DELETE FROM ${schema}.store_identity`));
       await b.migrate();
       const [remade] = await identities();
-      assert.ok(remade && remade !== identity);
+      assert.ok(remade && remade !== identity, "remade && remade !== identity");
       assert.deepEqual(await identities(), [remade]);
       await assertEveryMigrationApplied(schema);
       await a.createAccount({

@@ -86,7 +86,7 @@ describe("SqliteStore", () => {
     const first = SqliteStore.open(file, { exclusive: true });
     await first.migrate();
     assert.throws(() => SqliteStore.open(file, { exclusive: true }), (error: unknown) => {
-      assert.ok(error instanceof InstanceLockedError);
+      assert.ok(error instanceof InstanceLockedError, "error instanceof InstanceLockedError");
       assert.match((error as Error).message, /Another Quarry server is already serving .*instance\.db/);
       return true;
     });
@@ -131,7 +131,7 @@ describe("SqliteStore", () => {
     raw.close();
     const store = SqliteStore.open(file);
     await assert.rejects(store.migrate(), (error: unknown) => {
-      assert.ok(error instanceof ApiError);
+      assert.ok(error instanceof ApiError, "error instanceof ApiError");
       assert.match(error.message, /migrated by a newer version of Quarry \(schema version 999; this version knows up to \d+\)/);
       return true;
     });
@@ -446,7 +446,7 @@ describe("SqliteStore", () => {
     const dataDir = join(dir, "data");
     const store = await openStore({ dataDir });
     assert.equal(store.kind, "sqlite");
-    assert.ok(existsSync(join(dataDir, "quarry.db")));
+    assert.ok(existsSync(join(dataDir, "quarry.db")), "existsSync(join(dataDir, \"quarry.db\"))");
     assert.equal(await store.countAccounts(), 0);
     await store.close();
   });

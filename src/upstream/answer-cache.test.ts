@@ -74,7 +74,7 @@ test("concurrent identical requests wait for one provider call", async () => {
   const answers = await Promise.all(watches.map((w) => cache.client(client, 60_000, w).send(req("same"), AbortSignal.timeout(1000))));
   assert.equal(state.calls, 1);
   assert.equal(watches.filter((w) => w.allCached).length, 9, "one call paid, nine served from it");
-  assert.ok(answers.every((a) => (a.body as { n: number }).n === 1));
+  assert.ok(answers.every((a) => (a.body as { n: number }).n === 1), "answers.every((a) => (a.body as { n: number }).n === 1)");
 });
 
 test("provider errors are never stored; a request that is no search (a token request) is not cached", async () => {

@@ -117,7 +117,7 @@ test("an API that refuses even a new token is provider_error, not retryable; a c
   const srv = await reddit(t, { api: () => 401 });
   const c = client(t, srv.url, OAUTH);
   await assert.rejects(c.send(search, signal()), (err: unknown) => {
-    assert.ok(err instanceof ApiError);
+    assert.ok(err instanceof ApiError, "err instanceof ApiError");
     assert.equal(err.code, "provider_error");
     assert.equal(err.retryable, false);
     assert.match(err.message, /refused a new access token/);
@@ -132,7 +132,7 @@ test("refused credentials: provider_error naming the variables, never the secret
   const srv = await reddit(t, { token: () => ({ status: 401, body: { message: "Unauthorized", error: 401 } }) });
   const c = client(t, srv.url, OAUTH);
   await assert.rejects(c.send(search, signal()), (err: unknown) => {
-    assert.ok(err instanceof ApiError);
+    assert.ok(err instanceof ApiError, "err instanceof ApiError");
     assert.equal(err.code, "provider_error");
     assert.equal(err.retryable, false);
     assert.match(err.hint ?? "", /REDDIT_CLIENT_ID and REDDIT_CLIENT_SECRET/);
@@ -276,7 +276,7 @@ test("refused credentials name the provider's kind of client (clientKind), never
   const c = new HttpUpstreamClient(loadConfig({ ...srv.env, ...QF }));
   t.after(() => c.close());
   await assert.rejects(c.send(verse, signal()), (err: unknown) => {
-    assert.ok(err instanceof ApiError);
+    assert.ok(err instanceof ApiError, "err instanceof ApiError");
     assert.equal(err.code, "provider_error");
     assert.match(err.hint ?? "", /QURAN_CLIENT_ID and QURAN_CLIENT_SECRET \(a Quran Foundation API client with the `content` scope/);
     assert.doesNotMatch(`${err.message} ${err.hint}`, /qf-s3cret/);

@@ -302,7 +302,7 @@ test("429: the provider's wait is in the hint and Retry-After, never waited past
   assert.equal(calls, 1, "not called again while its wait lasts");
   assert.equal(second.fault, "rate_limited");
   assert.match(second.message, /asked this deployment to wait .* left; it was not called/);
-  assert.ok((second.retryAfter ?? 0) > 11_990);
+  assert.ok((second.retryAfter ?? 0) > 11_990, "(second.retryAfter ?? 0) > 11_990");
 });
 
 test("429 with a short wait is retried within the deadline", async (t) => {

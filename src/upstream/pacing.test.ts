@@ -19,12 +19,12 @@ test("starts are at least the interval apart, in arrival order", async () => {
     [0, 1, 2, 3],
   );
   // The start times the pacer gave (its clock, no tolerance needed); each is real: not in the future.
-  assert.ok(starts[0]![1] >= before);
+  assert.ok(starts[0]![1] >= before, "starts[0]![1] >= before");
   for (let i = 1; i < starts.length; i++) {
     const gap = starts[i]![1] - starts[i - 1]![1];
     assert.ok(gap >= 60, `start ${i} came ${gap} ms after the one before`);
   }
-  assert.ok(starts.at(-1)![1] <= performance.now());
+  assert.ok(starts.at(-1)![1] <= performance.now(), "starts.at(-1)![1] <= performance.now()");
   assert.deepEqual(pacer.state(), { waiting: 0, timer: false });
 });
 
@@ -33,7 +33,7 @@ test("a turn at or after the deadline is refused at once and takes no place in t
   await pacer.take(never, undefined);
   const now = performance.now();
   const err = await pacer.take(never, now + 500).catch((e: unknown) => e);
-  assert.ok(err instanceof TooLateForTurn);
+  assert.ok(err instanceof TooLateForTurn, "err instanceof TooLateForTurn");
   assert.ok(err.waitMs > 900 && err.waitMs <= 1000, String(err.waitMs));
   assert.deepEqual(pacer.state(), { waiting: 0, timer: false });
   // A deadline past the turn waits; abort it so the test does not.
@@ -103,7 +103,7 @@ test("a waiter whose caller has gone gives up its turn: dropped on the next arri
   // Gone before its turn: the turn passes to the one behind it, at the time the first would have had.
   firstGone = true;
   const secondAt = await second;
-  assert.ok((await first) instanceof ClientGone);
+  assert.ok((await first) instanceof ClientGone, "(await first) instanceof ClientGone");
   assert.equal(typeof secondAt, "number");
   // A newcomer's turn is counted without the waiters that have gone (here: dropped on arrival).
   const third = pacer.take(never, undefined, () => secondGone).catch((e: unknown) => e);

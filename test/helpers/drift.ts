@@ -85,7 +85,7 @@ export function driftSuite(title: string, cases: readonly DriftCase[]): void {
           kit.h.replay.setFault(c.provider, null);
         }
         assert.equal(await kit.used(), usedAtStart, "nothing charged for the drifted call");
-        assert.ok(usedAtStart >= usedBefore);
+        assert.ok(usedAtStart >= usedBefore, "usedAtStart >= usedBefore");
         const logged = lines.slice(from).map((l) => JSON.parse(l) as Record<string, unknown>);
         const warning = logged.find((l) => l.msg === "provider answer drifted");
         assert.ok(warning, `a warning was logged: ${JSON.stringify(logged)}`);

@@ -46,7 +46,7 @@ test("capability metadata follows spec 4.6", () => {
     [["details", "fetched", 0]],
   );
   const q = accept({ query: "x", num: 7 });
-  assert.ok(q);
+  assert.ok(q, "q");
   assert.equal(academicSearch.maxCredits(q), 0);
   assert.equal(academicSearch.pageSize(q), 7);
 });
@@ -61,8 +61,8 @@ test("schema applies the defaults", () => {
 });
 
 test("schema accepts the bounds", () => {
-  assert.ok(accept({ query: "x".repeat(500), from_year: 1000, to_year: 2100, num: 25, sort: "recent" }));
-  assert.ok(accept({ query: "x", num: 1, sort: "cited", open_access_only: true }));
+  assert.ok(accept({ query: "x".repeat(500), from_year: 1000, to_year: 2100, num: 25, sort: "recent" }), "accept({ query: \"x\".repeat(500), from_year: 1000, to_year: 2100, num: 25, sort: \"recent...");
+  assert.ok(accept({ query: "x", num: 1, sort: "cited", open_access_only: true }), "accept({ query: \"x\", num: 1, sort: \"cited\", open_access_only: true })");
 });
 
 test("schema refuses out-of-bound, mistyped and unknown fields", () => {
@@ -86,7 +86,7 @@ test("schema refuses out-of-bound, mistyped and unknown fields", () => {
 test("rule: from_year must not exceed to_year", () => {
   const check = (q: JsonObject, sent?: Set<string>) => academicSearch.checkRules(q, sent);
   const inverted = accept({ query: "x", from_year: 2021, to_year: 2020 });
-  assert.ok(inverted);
+  assert.ok(inverted, "inverted");
   assert.deepEqual(
     check(inverted).map((v) => v.path),
     ["/from_year"],
@@ -104,13 +104,13 @@ test("rule: from_year must not exceed to_year", () => {
   ];
   for (const body of fine) {
     const q = accept(body);
-    assert.ok(q);
+    assert.ok(q, "q");
     assert.deepEqual(check(q), []);
   }
 });
 
 test("examples are valid bodies that pass the rules", () => {
-  assert.ok(academicSearch.examples.length >= 2 && academicSearch.examples.length <= 3);
+  assert.ok(academicSearch.examples.length >= 2 && academicSearch.examples.length <= 3, "academicSearch.examples.length >= 2 && academicSearch.examples.length <= 3");
   for (const example of academicSearch.examples) {
     const q = accept(example.body);
     assert.ok(q, example.title);
@@ -121,7 +121,7 @@ test("examples are valid bodies that pass the rules", () => {
 test("search: first page maps the query and the recorded list", async () => {
   const { ctx, sent } = fakeContext(() => fixture("works_list_synthetic_envelope.json"));
   const q = accept({ query: "state of open access", from_year: 2015, open_access_only: true, sort: "cited" });
-  assert.ok(q);
+  assert.ok(q, "q");
   const page = await academicSearch.search(ctx, q, null);
   assert.equal(sent.length, 1);
   assert.equal(sent[0]?.path, "/works");
@@ -145,7 +145,7 @@ test("search: a page cursor asks for that page and yields the following one", as
   };
   const { ctx, sent } = fakeContext(() => full);
   const q = accept({ query: "x" });
-  assert.ok(q);
+  assert.ok(q, "q");
   const page = await academicSearch.search(ctx, q, { page: 3 });
   assert.equal(sent[0]?.query?.page, 3);
   assert.deepEqual(page.next, { page: 4 });
@@ -156,7 +156,7 @@ test("search: upstream failures propagate as they are", async () => {
     throw new ApiError("provider_timeout", "deadline");
   });
   const q = accept({ query: "x" });
-  assert.ok(q);
+  assert.ok(q, "q");
   await assert.rejects(
     academicSearch.search(ctx, q, null),
     (e: unknown) => e instanceof ApiError && e.code === "provider_timeout",
@@ -166,15 +166,15 @@ test("search: upstream failures propagate as they are", async () => {
 test("details: fetches /works/{openalex_id} and returns the detail for free", async () => {
   const { ctx, sent } = fakeContext(() => fixture("work_W2741809807.json"));
   const result = await details.run!(ctx, storedRecord({ openalex_id: "W2741809807" }));
-  assert.ok(result);
+  assert.ok(result, "result");
   assert.equal(sent.length, 1);
   assert.equal(sent[0]?.method, "GET");
   assert.equal(sent[0]?.path, "/works/W2741809807");
   assert.equal(result.credits, 0);
   const detail = result.detail as JsonObject;
-  assert.ok(String(detail.abstract).startsWith("Despite growing interest"));
+  assert.ok(String(detail.abstract).startsWith("Despite growing interest"), "String(detail.abstract).startsWith(\"Despite growing interest\")");
   assert.equal(detail.cited_by_count, 962);
-  assert.ok(result.links.some((l) => l.url === "https://peerj.com/articles/4375.pdf"));
+  assert.ok(result.links.some((l) => l.url === "https://peerj.com/articles/4375.pdf"), "result.links.some((l) => l.url === \"https://peerj.com/articles/4375.pdf\")");
 });
 
 test("details: a record without the stored works-index id is refused before any call", async () => {

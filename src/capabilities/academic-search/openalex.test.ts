@@ -99,14 +99,14 @@ test("rebuildAbstract: words are put back in position order", () => {
   assert.equal(rebuildAbstract(undefined), "");
   assert.equal(rebuildAbstract({}), "");
   const text = rebuildAbstract(work.abstract_inverted_index);
-  assert.ok(text.startsWith("Despite growing interest in Open Access (OA) to scholarly literature,"));
+  assert.ok(text.startsWith("Despite growing interest in Open Access (OA) to scholarly literature,"), "text.startsWith(\"Despite growing interest in Open Access (OA) to scholarly literature,\")");
   const positions = Object.values(work.abstract_inverted_index ?? {}).flat();
   assert.equal(text.split(" ").length, positions.length);
 });
 
 test("toRecord: the recorded work maps to every spec key", () => {
   const record = toRecord(work);
-  assert.ok(record);
+  assert.ok(record, "record");
   const s = record.summary;
   assert.equal(
     s.title,
@@ -128,9 +128,9 @@ test("toRecord: the recorded work maps to every spec key", () => {
 
 test("toRecord: the snippet is the bounded start of the abstract", () => {
   const snippet = String(toRecord(work)?.summary.snippet);
-  assert.ok(snippet.length <= SNIPPET_MAX_CHARS);
-  assert.ok(snippet.endsWith("…"));
-  assert.ok(snippet.startsWith("Despite growing interest in Open Access"));
+  assert.ok(snippet.length <= SNIPPET_MAX_CHARS, "snippet.length <= SNIPPET_MAX_CHARS");
+  assert.ok(snippet.endsWith("…"), "snippet.endsWith(\"…\")");
+  assert.ok(snippet.startsWith("Despite growing interest in Open Access"), "snippet.startsWith(\"Despite growing interest in Open Access\")");
 });
 
 test("toRecord: missing values are omitted, never null; url falls back to the OpenAlex page", () => {
@@ -144,7 +144,7 @@ test("toRecord: missing values are omitted, never null; url falls back to the Op
     authorships: [],
     abstract_inverted_index: null,
   });
-  assert.ok(record);
+  assert.ok(record, "record");
   assert.deepEqual(record.summary, {
     title: "Untitled work",
     url: "https://openalex.org/W42",
@@ -180,7 +180,7 @@ test("toRecord: summary authors are capped, details keep them all", () => {
     authorships: Array.from({ length: 60 }, (_, i) => ({ author: { display_name: `Author ${i}` } })),
   };
   const record = toRecord(many);
-  assert.ok(record);
+  assert.ok(record, "record");
   assert.equal((record.summary.authors as string[]).length, 25);
   assert.equal((toDetail(many, "W9").detail.authors as string[]).length, 60);
 });
@@ -232,7 +232,7 @@ test("the recordings fit the declared schemas; a list without results is drift a
 test("toDetail: abstract, citation counts, open-access PDF, landing page and links", () => {
   const { detail, links } = toDetail(work, "W2741809807");
   assert.equal(detail.openalex_id, "W2741809807");
-  assert.ok(String(detail.abstract).startsWith("Despite growing interest"));
+  assert.ok(String(detail.abstract).startsWith("Despite growing interest"), "String(detail.abstract).startsWith(\"Despite growing interest\")");
   assert.ok(String(detail.abstract).length > SNIPPET_MAX_CHARS, "the whole abstract, not the snippet");
   assert.equal(detail.cited_by_count, 962);
   assert.deepEqual((detail.counts_by_year as unknown[])[0], { year: 2025, cited_by_count: 30 });

@@ -110,7 +110,7 @@ test("every recording fits its declared answer", () => {
 
 test("Open Library's refusal hook: a 403 is its bot policy, naming QUARRY_CONTACT; other answers pass", () => {
   const refused = openLibraryRefusal(undefined, 403);
-  assert.ok(refused instanceof UpstreamError && refused.code === "provider_error" && refused.fault === "refused" && refused.retryable === false);
+  assert.ok(refused instanceof UpstreamError && refused.code === "provider_error" && refused.fault === "refused" && refused.retryable === false, "refused instanceof UpstreamError && refused.code === \"provider_error\" && refused.fault ...");
   assert.match(refused.hint ?? "", /QUARRY_CONTACT/);
   assert.equal(openLibraryRefusal(fixture("search_denver.json"), 200), undefined);
   assert.equal(openLibraryRefusal({ error: "notfound" }, 404), undefined);
@@ -168,7 +168,7 @@ test("details: a {type, value} description and free-text first publish date (Dor
   const { detail } = toDetail("OL155455W", work("works_OL155455W_dorsai.json"), undefined);
   assert.equal(detail.title, "Dorsai!");
   assert.equal(detail.first_publish_date, "February 1983");
-  assert.ok(Array.isArray(detail.subjects));
+  assert.ok(Array.isArray(detail.subjects), "Array.isArray(detail.subjects)");
   const minimal = toDetail("OL21417594W", work("works_OL21417594W_legend.json"), undefined).detail;
   assert.equal("cover_url" in minimal, false);
   const typed = checkShape("openlibrary", openLibraryWork, { key: "/works/OL1W", description: { type: "/type/text", value: "A story." } });

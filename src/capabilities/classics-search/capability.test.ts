@@ -142,7 +142,7 @@ test("both sources failing is a provider error naming both", async () => {
 });
 
 function stored(draft: RecordDraft | undefined): StoredRecordView {
-  assert.ok(draft);
+  assert.ok(draft, "draft");
   return { summary: draft.summary, ref: draft.ref ?? null, detail: draft.detail ?? null, query: { query: "x", num: 10 } };
 }
 

@@ -50,7 +50,7 @@ test("the recorded page: 32 books, a next page, every book mapped with its spec 
   assert.equal(page.count, 74398);
   assert.equal(page.next, "https://gutendex.com/books/?page=2");
   const record = toGutenbergRecord(page.results[0]!);
-  assert.ok(record);
+  assert.ok(record, "record");
   assert.deepEqual(record.summary, {
     title: "Frankenstein; Or, The Modern Prometheus",
     url: "https://www.gutenberg.org/ebooks/84",

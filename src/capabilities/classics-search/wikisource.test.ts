@@ -143,7 +143,7 @@ test("excerpt: asks for the file's beginning; the text after Gutenberg's START l
   assert.doesNotMatch(excerpt, /Project Gutenberg License|START OF/);
   assert.match(excerpt, /You will rejoice to hear that no disaster/);
   assert.doesNotMatch(excerpt, /\n{3}/);
-  assert.ok(excerpt.length <= EXCERPT_CHARS && excerpt.endsWith("…"));
+  assert.ok(excerpt.length <= EXCERPT_CHARS && excerpt.endsWith("…"), "excerpt.length <= EXCERPT_CHARS && excerpt.endsWith(\"…\")");
   assert.equal(excerptOf("\ufeffShort text\r\nwithout a START line."), "Short text\nwithout a START line.");
   assert.equal(excerptOf("*** START OF THE PROJECT GUTENBERG EBOOK X ***\n\n  \n"), null);
 });
@@ -152,5 +152,5 @@ test("excerpt: an HTML page where the plain text was expected is drift naming Pr
   const drift = (e: unknown) => e instanceof ProviderDrift && e.pointer === "" && /^Project Gutenberg answered in a shape/.test(e.message) && e.retryable === false;
   assert.throws(() => excerptOf("<!DOCTYPE html><html><head><title>Not found</title></head></html>"), drift);
   assert.throws(() => excerptOf("Page moved", "text/html; charset=utf-8"), drift);
-  assert.ok(excerptOf(fixtureText("gutenberg", "pg84.txt"), "text/plain; charset=utf-8"));
+  assert.ok(excerptOf(fixtureText("gutenberg", "pg84.txt"), "text/plain; charset=utf-8"), "excerptOf(fixtureText(\"gutenberg\", \"pg84.txt\"), \"text/plain; charset=utf-8\")");
 });

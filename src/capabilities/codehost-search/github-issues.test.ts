@@ -130,7 +130,7 @@ test("each stream stops at GitHub's 1,000-result cap, with a note, even when its
   assert.equal(all.at(-1), "pulls 0", "the pull request comes after the capped issues (older)");
   assert.equal(new Set(all).size, all.length);
   assert.equal(last.next, null);
-  assert.ok(pages.flat().length === 1001);
+  assert.ok(pages.flat().length === 1001, "pages.flat().length === 1001");
   const notes = (await mergedIssueSlice(
     (s, p) => simulated({ issues: many, pulls: [] }, { issues: 5000 }).read(s, p, 30),
     { issues: 990, pulls: null },

@@ -90,11 +90,11 @@ test("drift: a renamed or retyped field a mapper reads is a ProviderDrift naming
   assert.throws(() => checkShape("github", githubIssueSearch, { ...rest, results: items }), isDrift("/items"));
   const [first] = items as Record<string, unknown>[];
   const { title, ...untitled } = first!;
-  assert.ok(title);
+  assert.ok(title, "title");
   assert.throws(() => checkShape("github", githubIssueSearch, { ...rest, items: [untitled] }), isDrift("/items/0/title"));
   assert.throws(() => checkShape("github", githubIssueSearch, { ...rest, items: [{ ...first, comments: "0" }] }), isDrift("/items/0/comments"));
   const { total_count, ...noTotal } = fixture("search_repositories.json") as { total_count: number };
-  assert.ok(total_count > 0);
+  assert.ok(total_count > 0, "total_count > 0");
   assert.throws(() => checkShape("github", githubRepositorySearch, noTotal), isDrift("/total_count"));
   assert.throws(() => checkShape("github", githubRepository, { name: "PyGithub" }), isDrift("/full_name"));
   assert.throws(() => checkShape("github", githubContents, { message: "Not Found" }), isDrift(""));
@@ -217,12 +217,12 @@ test("GitHub's rate limit: x-ratelimit-remaining 0 is a retryable provider error
 
 test("the refusal hook: a 422 on a search is the query (invalid_request at /query, GitHub's words); past the cap is an empty last page", () => {
   const refused = githubSearchRefusal(fixture("error_422_search_documented.json"), 422);
-  assert.ok(refused instanceof ApiError);
+  assert.ok(refused instanceof ApiError, "refused instanceof ApiError");
   assert.equal(refused.code, "invalid_request");
   assert.equal(refused.violations?.[0]?.path, "/query");
   assert.match(refused.violations?.[0]?.message ?? "", /cannot be searched/);
   const kind = githubSearchRefusal({ message: "Query must include 'is:issue' or 'is:pull-request'", errors: [] }, 422);
-  assert.ok(kind instanceof ApiError && /Query must include 'is:issue'/.test(kind.violations?.[0]?.message ?? ""));
+  assert.ok(kind instanceof ApiError && /Query must include 'is:issue'/.test(kind.violations?.[0]?.message ?? ""), "kind instanceof ApiError && /Query must include 'is:issue'/.test(kind.violations?.[0]?....");
   assert.equal(githubSearchRefusal({ message: "Only the first 1000 search results are available", status: "422" }, 422), "no_results");
   assert.equal(githubSearchRefusal(fixture("search_issues.json"), 200), undefined);
   assert.equal(githubSearchRefusal({ message: "API rate limit exceeded" }, 403), undefined, "rate limits are read with their headers");
@@ -238,8 +238,8 @@ test("repository details: stats, license, topics, README head from base64, links
   assert.equal(detail.default_branch, "main");
   const head = detail.readme as { name: string; head: string; truncated: boolean };
   assert.equal(head.name, "ReadMe.md");
-  assert.ok(head.head.startsWith("This is a Python library to access the [Github API v3]"));
-  assert.ok(head.head.length <= README_HEAD_CHARS);
+  assert.ok(head.head.startsWith("This is a Python library to access the [Github API v3]"), "head.head.startsWith(\"This is a Python library to access the [Github API v3]\")");
+  assert.ok(head.head.length <= README_HEAD_CHARS, "head.head.length <= README_HEAD_CHARS");
   assert.equal(head.truncated, true, "the 7,531-byte README is cut at a line end");
   assert.equal("files" in detail, false);
   assert.deepEqual(links, [

@@ -86,7 +86,7 @@ test("filings view filters: forms, a date range, one accession; older pages read
   const october = await kit.execute({ company: { cik: "320193" }, filed_from: "2024-10-01", filed_to: "2024-10-31", num: 10 });
   const inOctober = await all(october);
   assert.equal(inOctober.length, 20);
-  assert.ok(inOctober.every((r) => (r.filed_at as string).startsWith("2024-10")));
+  assert.ok(inOctober.every((r) => (r.filed_at as string).startsWith("2024-10")), "inOctober.every((r) => (r.filed_at as string).startsWith(\"2024-10\"))");
   kit.h.replay.requests.length = 0;
   const older = await kit.execute({ company: { cik: "320193" }, forms: ["10-K", "10-K/A"], filed_from: "2009-01-01", filed_to: "2011-12-31" });
   assert.equal(older.status, 200, JSON.stringify(older.body));
@@ -99,7 +99,7 @@ test("filings view filters: forms, a date range, one accession; older pages read
       ["10-K", "2009-10-27", false, null],
     ],
   );
-  assert.ok(kit.h.replay.requests.some((r) => r.path === "/sec/submissions/CIK0000320193-submissions-001.json"));
+  assert.ok(kit.h.replay.requests.some((r) => r.path === "/sec/submissions/CIK0000320193-submissions-001.json"), "kit.h.replay.requests.some((r) => r.path === \"/sec/submissions/CIK0000320193-submission...");
   assert.match(older.body.notes.join(" "), /older page\(s\) of EDGAR's filing history: CIK0000320193-submissions-001\.json \(1994-01-26 to 2014-04-22\)/);
   // One accession, found on the older page by its year.
   const one = await kit.execute({ company: { cik: "320193" }, accession: "0001193125-10-238044" });
@@ -200,7 +200,7 @@ test("revenue_breakdown view and actions: revenue only, dimensions as reported, 
   assert.equal(action.body.detail.truncated, false);
   assert.equal("continuation" in action.body.detail, false);
   assert.deepEqual(action.body.detail.facts.map((f: { breakdown: string[] }) => f.breakdown), [["whole_company"], ["whole_company"], ["whole_company"], ["whole_company"]]);
-  assert.ok(action.body.detail.notes.some((n: string) => /not additive/.test(n)));
+  assert.ok(action.body.detail.notes.some((n: string) => /not additive/.test(n)), "action.body.detail.notes.some((n: string) => /not additive/.test(n))");
 
   // The documented example: each revenue figure with its own members, grouped, none added up.
   const ex = await kit.execute({ ...EXAMPLE, num: 10 });
@@ -257,7 +257,7 @@ test("financials action: the spec's detail, 100 facts of 292, a continuation tha
   assert.deepEqual(d.source_documents, { instance: NFLX_INSTANCE, labels: NFLX_INSTANCE.replace(".xml", "_lab.xml") });
   const bytes = readFileSync(new URL("../../../fixtures/providers/sec/xbrl_instance_nflx_10q_2010q3.xml", import.meta.url));
   assert.equal(d.content_sha256, createHash("sha256").update(bytes).digest("hex"));
-  assert.ok(!Number.isNaN(Date.parse(d.retrieved_at)));
+  assert.ok(!Number.isNaN(Date.parse(d.retrieved_at)), "!Number.isNaN(Date.parse(d.retrieved_at))");
   assert.deepEqual(first.body.links.map((l: { label: string }) => l.label), ["XBRL instance", "Label linkbase", "Filing index"]);
   // Repeated: cached, free, no provider call.
   kit.h.replay.requests.length = 0;

@@ -64,7 +64,7 @@ test("schema: each field's bounds and patterns at its own pointer", () => {
   ];
   for (const [body, pointer] of cases) assert.deepEqual(paths(structuredClone(body)), [pointer], JSON.stringify(body));
   // Nine forms cannot be unique: refused at /forms.
-  assert.ok(paths({ company: c, forms: ["10-K", "10-Q", "20-F", "40-F", "10-K/A", "10-Q/A", "20-F/A", "40-F/A", "10-K"] }).includes("/forms"));
+  assert.ok(paths({ company: c, forms: ["10-K", "10-Q", "20-F", "40-F", "10-K/A", "10-Q/A", "20-F/A", "40-F/A", "10-K"] }).includes("/forms"), "paths({ company: c, forms: [\"10-K\", \"10-Q\", \"20-F\", \"40-F\", \"10-K/A\", \"10-Q/A\", \"20-F/A...");
 });
 
 test("rules: one company, valid dates in order, accession with the fact views, each at its pointer", () => {
@@ -139,7 +139,7 @@ test("a ticker resolves through the tickers file; an unknown one is refused at /
   await cap.search(ctx, { company: { ticker: "AAPL" }, view: "filings", num: 5 }, null);
   assert.equal(requests.length, 3);
   await assert.rejects(cap.search(ctx, { company: { ticker: "ZZZZ" }, view: "filings", num: 5 }, null), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.equal(e.violations?.[0]?.path, "/company/ticker");
     assert.match(e.violations?.[0]?.message ?? "", /not in EDGAR's ticker list; give the company's CIK/);
     return true;
@@ -149,7 +149,7 @@ test("a ticker resolves through the tickers file; an unknown one is refused at /
 test("a ticker two filers share is refused, naming both CIKs", async () => {
   const { ctx } = fakeContext({ "0": { cik_str: 11, ticker: "DUP", title: "One" }, "1": { cik_str: 22, ticker: "DUP", title: "Two" } });
   await assert.rejects(cap.search(ctx, { company: { ticker: "DUP" }, view: "filings", num: 5 }, null), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.equal(e.violations?.[0]?.path, "/company/ticker");
     assert.match(e.violations?.[0]?.message ?? "", /names 2 filers.*CIK 0000000011 One; CIK 0000000022 Two.*company\.cik/);
     return true;
@@ -160,14 +160,14 @@ test("a filing without an XBRL instance, or unknown to EDGAR, is refused at /acc
   const noInstance = { directory: { item: [{ name: "d10k.htm", type: "text.gif", size: "1" }] } };
   const { ctx } = fakeContext([noInstance]);
   await assert.rejects(cap.search(ctx, { ...FACTS, num: 5 }, null), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.equal(e.violations?.[0]?.path, "/accession");
     assert.match(e.violations?.[0]?.message ?? "", /has no XBRL instance/);
     return true;
   });
   const gone = fakeContext([response(404, { error: "no such directory" })]);
   await assert.rejects(cap.search(gone.ctx, { ...FACTS, num: 5 }, null), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.match(e.violations?.[0]?.message ?? "", /EDGAR has no filing 0001193125-10-235785 under CIK 0001065280/);
     return true;
   });
@@ -198,7 +198,7 @@ test("a fact view reads the index, the instance and the labels, and lists every 
         "/Archives/edgar/data/1065280/000119312510235785/nflx-20100930_lab.xml",
       ],
     );
-    assert.ok(requests.every((r) => r.provider === "sec" && r.host === "www"));
+    assert.ok(requests.every((r) => r.provider === "sec" && r.host === "www"), "requests.every((r) => r.provider === \"sec\" && r.host === \"www\")");
     assert.match(page.notes?.join(" ") ?? "", /`forms` select filings and do not apply to view "financials"/);
   } finally {
     await closeXbrlPool();

@@ -95,7 +95,7 @@ test("recorded 10-Q: values, periods, units and labels as read by hand from the 
   // A negative as reported (line 298).
   assert.equal(find(facts, "nflx:PaymentsForProceedsFromOtherAssets", Q3_2010).value, -327000);
   // Every fact of this filing has a label and no dimensions (the instance has no segment or scenario).
-  assert.ok(facts.every((f) => f.label !== null && f.dimensions.length === 0));
+  assert.ok(facts.every((f) => f.label !== null && f.dimensions.length === 0), "facts.every((f) => f.label !== null && f.dimensions.length === 0)");
 });
 
 test("documented example: explicit and typed members, segment and scenario, kept as reported", () => {
@@ -131,7 +131,7 @@ test("documented example: nil facts and text blocks are left out and counted; te
   assert.deepEqual(x.skipped, { nil: 1, longText: 1, longTextConcepts: ["us-gaap:RevenueRecognitionPolicyTextBlock"], brokenReference: 0, tuples: 0 });
   assert.equal(x.facts.length, 19);
   const ids = x.facts.map((f) => f.fact.fact_id);
-  assert.ok(!ids.includes("f-25") && !ids.includes("f-26"));
+  assert.ok(!ids.includes("f-25") && !ids.includes("f-26"), "!ids.includes(\"f-25\") && !ids.includes(\"f-26\")");
   assert.equal(x.facts.find((f) => f.fact.fact_id === "f-03")!.fact.value, "Americas & Europe\u2019s segments");
 });
 
@@ -161,7 +161,7 @@ test("labels: standard role first, then terse, total; documentation never; none 
   assert.equal(facts.find((f) => f.fact_id === "f-23")!.label, null, "not in the linkbase");
   // Without a label linkbase every label is null.
   const bare = extractFacts(fixtureText("sec", "xbrl_instance_example_dimensions.xml"), null, EX_URL);
-  assert.ok(bare.facts.every((f) => f.fact.label === null));
+  assert.ok(bare.facts.every((f) => f.fact.label === null), "bare.facts.every((f) => f.fact.label === null)");
   assert.equal(bare.labelsSha256, null);
 });
 
@@ -193,7 +193,7 @@ test("drift: an instance that lost what the facts are read with is named by its 
   assert.throws(() => extractFacts("<html><body>Rate limited</body></html>", null, EX_URL), drifted("/xbrl"));
   // The recordings themselves fit.
   assert.equal(nflx().facts.length, 292);
-  assert.ok(example().facts.length > 0);
+  assert.ok(example().facts.length > 0, "example().facts.length > 0");
 });
 
 test("drift: a label linkbase without its links, locators, labels or arcs is named; without a linkbase labels are null", () => {
@@ -211,8 +211,8 @@ test("the worker answers drift as data (pointer and problem), a broken document 
   assert.deepEqual(extract({ ...task, instance: changed(NFLX_INSTANCE, "contextRef=", "contextReference=") }), {
     drift: { pointer: "/xbrl/*/@contextRef", problem: "is missing (no element of the instance is a fact naming its context)" },
   });
-  assert.ok("error" in extract({ ...task, instance: "<xbrl" }));
-  assert.ok("records" in extract({ ...task, instance: fixtureText("sec", NFLX_INSTANCE) }));
+  assert.ok("error" in extract({ ...task, instance: "<xbrl" }), "\"error\" in extract({ ...task, instance: \"<xbrl\" })");
+  assert.ok("records" in extract({ ...task, instance: fixtureText("sec", NFLX_INSTANCE) }), "\"records\" in extract({ ...task, instance: fixtureText(\"sec\", NFLX_INSTANCE) })");
 });
 
 test("revenue_breakdown: only revenue concepts, grouped, each with its own dimensions, never summed", () => {
@@ -234,9 +234,9 @@ test("revenue_breakdown: only revenue concepts, grouped, each with its own dimen
   );
   // Every value is one the instance reports; no sum of them appears.
   const reported = new Set(x.facts.map((f) => f.fact.value));
-  assert.ok(revenue.every((f) => reported.has(f.value)));
+  assert.ok(revenue.every((f) => reported.has(f.value)), "revenue.every((f) => reported.has(f.value))");
   assert.equal(revenue.filter((f) => f.value === 600000000 + 400000000 && f.breakdown[0] !== "whole_company").length, 0);
-  assert.ok(!x.facts.filter((f) => !isRevenue(f)).some((f) => f.local.startsWith("Revenue") && f.local !== "RevenueRecognitionPolicyTextBlock"));
+  assert.ok(!x.facts.filter((f) => !isRevenue(f)).some((f) => f.local.startsWith("Revenue") && f.local !== "RevenueRecognitionPolicyTextBlock"), "!x.facts.filter((f) => !isRevenue(f)).some((f) => f.local.startsWith(\"Revenue\") && f.lo...");
   assert.deepEqual(breakdownOf([]), ["whole_company"]);
   // The recorded 10-Q: four us-gaap:Revenues facts, whole-company, as reported.
   assert.deepEqual(
@@ -305,7 +305,7 @@ test("financials detail: the spec's keys, at most 100 facts, the count, and a co
   assert.equal(revenue.fact_count, 4);
   assert.equal(revenue.truncated, false);
   assert.equal("continuation" in revenue, false);
-  assert.ok((revenue.notes as string[]).some((n) => /not additive/.test(n)));
+  assert.ok((revenue.notes as string[]).some((n) => /not additive/.test(n)), "(revenue.notes as string[]).some((n) => /not additive/.test(n))");
 });
 
 test("fact records: summary and ref give back every fact whole, for details (no provider call)", () => {
@@ -319,7 +319,7 @@ test("fact records: summary and ref give back every fact whole, for details (no 
     page.records.forEach((record, i) => {
       assert.equal(record.detail, undefined, "not stored twice");
       const out = factDetails(page.source, record.summary, record.ref ?? null);
-      assert.ok(out);
+      assert.ok(out, "out");
       assert.deepEqual(out.detail.fact, facts[i]);
       assert.equal(out.detail.retrieved_at, nflxRef.retrievedAt);
       assert.deepEqual(out.detail.source_documents, { instance: facts[i]!.source_url.split("#")[0], labels: nflxRef.labelsUrl });

@@ -29,7 +29,7 @@ test("request: one page of exerciseinfo, English exercises, limit and offset", (
 
 test("the recorded exercise: the English translation's name, plain-text description, aliases, comments and author", () => {
   const ex = toIndexedExercise(detail());
-  assert.ok(ex);
+  assert.ok(ex, "ex");
   assert.equal(ex.id, 9);
   assert.equal(ex.name, "2 Handed Kettlebell Swing");
   assert.deepEqual(ex.aliases, ["double handed kettlebell", "Kettlebell russian style"]);
@@ -65,12 +65,12 @@ test("drift: no results, an exercise without id or translations, a retyped langu
   assert.throws(() => checkShape("wger", wgerExerciseInfoList, { count: 0, next: null }), isDrift("/results"));
   assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, id: "nine" }])), isDrift("/results/0/id"));
   const { translations, ...bare } = base;
-  assert.ok(translations.length > 0);
+  assert.ok(translations.length > 0, "translations.length > 0");
   assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([bare])), isDrift("/results/0/translations"));
   const [first, ...rest] = translations;
   assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, translations: [{ ...first, language: "en" }, ...rest] }])), isDrift("/results/0/translations/0/language"));
   const { name, ...nameless } = first!;
-  assert.ok(name);
+  assert.ok(name, "name");
   assert.throws(() => checkShape("wger", wgerExerciseInfoList, page([{ ...base, translations: [nameless, ...rest] }])), isDrift("/results/0/translations/0/name"));
   // The recordings fit.
   assert.equal(list().results.length, 12);

@@ -208,8 +208,8 @@ test("details: the property-details search and its bounded detail, with occupanc
   assert.equal(d.occupancy_status, "partially_applied");
   assert.match(String(d.occupancy_note), /^The source answered for 1 adult, 2 requested/);
   assert.equal(links[0]?.label, "Property website");
-  assert.ok(links.some((l) => l.label === "Book with Booking.com"));
-  assert.ok(links.length <= 6);
+  assert.ok(links.some((l) => l.label === "Book with Booking.com"), "links.some((l) => l.label === \"Book with Booking.com\")");
+  assert.ok(links.length <= 6, "links.length <= 6");
   assert.equal("description" in d, false, "the recording has none: never invented");
 });
 

@@ -60,7 +60,7 @@ test("recorded page: ten listings, keys from the listing only, no next page", ()
       source: SOURCE,
     },
   );
-  assert.ok(String(first.summary.snippet).startsWith("Requirment 5+ years"));
+  assert.ok(String(first.summary.snippet).startsWith("Requirment 5+ years"), "String(first.summary.snippet).startsWith(\"Requirment 5+ years\")");
   assert.equal("posted_at" in first.summary, false, "the listing has no posted_at");
   assert.equal("url" in first.summary, false, "no share link nor apply option in the 2024 format");
   const detail = first.detail as JsonObject;

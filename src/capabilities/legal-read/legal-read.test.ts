@@ -48,13 +48,13 @@ test("the Publications Office's HTML: the title block, one section per article (
   assert.match(doc.sections[0]!.text, /This text is meant purely as a documentation tool and has no legal effect/);
   assert.equal(doc.sections[1]!.title, "Article 1 — Scope and aim");
   assert.equal(doc.sections[1]!.anchor, "art_1");
-  assert.ok(doc.sections[1]!.anchors.includes("art_1.tit_1"));
+  assert.ok(doc.sections[1]!.anchors.includes("art_1.tit_1"), "doc.sections[1]!.anchors.includes(\"art_1.tit_1\")");
   assert.match(doc.sections[1]!.text, /^Article 1\nScope and aim\n▼M2\n1\. This Directive provides for the harmonisation/);
   assert.equal(doc.sections[15]!.title, "Article 14a — Committee procedure");
   assert.equal(doc.sections[23]!.title, "Article 21 — Addressees");
   assert.equal(doc.sections[23]!.text, "Article 21\nAddressees\nThis Directive is addressed to the Member States.");
   assert.match(doc.sections[24]!.text, /^\( 1 \) OJ C 365 E, 19\.12\.2000, p\. 223\./);
-  assert.ok(doc.sections[24]!.anchors.includes("E0011"));
+  assert.ok(doc.sections[24]!.anchors.includes("E0011"), "doc.sections[24]!.anchors.includes(\"E0011\")");
   // Every article's words are in exactly one section; scripts are not text.
   const all = doc.sections.map((s) => s.text).join("\n");
   assert.equal(all.match(/Article 5\nConfidentiality of the communications/g)?.length, 1);
@@ -123,7 +123,7 @@ test("sections stay readable: a long run is cut into parts at line boundaries, a
   const line = (i: number) => ({ text: "word ".repeat(700).trim(), ids: [`p${i}`] });
   const parts = partsOf([line(1), line(2), line(3), line(4)], "Annex I");
   assert.deepEqual(parts.map((p) => p.title), ["Annex I (part 1 of 2)", "Annex I (part 2 of 2)"]);
-  assert.ok(parts.every((p) => p.text.length <= MAX_SECTION_CHARS));
+  assert.ok(parts.every((p) => p.text.length <= MAX_SECTION_CHARS), "parts.every((p) => p.text.length <= MAX_SECTION_CHARS)");
   assert.deepEqual(parts.map((p) => p.anchors), [["p1", "p2", "p3"], ["p4"]]);
   const long = partsOf([{ text: "x ".repeat(20_000).trim(), ids: ["a"] }], "One line");
   assert.equal(long.length, 4);
@@ -294,7 +294,7 @@ test("every section's stored details carry the spec's keys", async () => {
   assert.equal(d.complete_document_available_through_more, true);
   assert.equal(d.section, 6);
   assert.equal(d.total_sections, 25);
-  assert.ok(!Number.isNaN(Date.parse(d.retrieved_at as string)));
+  assert.ok(!Number.isNaN(Date.parse(d.retrieved_at as string)), "!Number.isNaN(Date.parse(d.retrieved_at as string))");
   assert.equal(page.records[5]!.summary.url, "https://eur-lex.europa.eu/legal-content/EN/TXT/HTML/?uri=CELEX:02002L0058-20091219#art_5");
 });
 

@@ -96,7 +96,7 @@ test("CourtListener refusing the query (400) is a violation at /search/query in 
   const drifted = fakeContext({ detail: "x" });
   await assert.rejects(legalSearch.search(drifted.ctx, q, null), (e: unknown) => e instanceof UpstreamError && e.fault === "drift" && e.pointer === "/results");
   const key = courtListenerRefusal({ detail: "Invalid token." }, 401);
-  assert.ok(key instanceof UpstreamError);
+  assert.ok(key instanceof UpstreamError, "key instanceof UpstreamError");
   assert.equal(key.fault, "key_refused");
   assert.equal(key.message, "CourtListener refused this deployment's key (HTTP 401): Invalid token.");
   assert.equal(courtListenerRefusal({ detail: "Not found." }, 404), undefined, "a 404 is read by the request that accepts it");

@@ -31,10 +31,10 @@ test("schema: window defaults to 1D; symbols of each documented form are accepte
     assert.ok(valid({ symbol }), symbol);
   }
   for (const window of ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"])
-    assert.ok(valid({ symbol: "A", window }));
-  assert.ok(valid({ symbol: "A", language: "en" }));
-  assert.ok(valid({ symbol: "A", language: "pt-BR" }));
-  assert.ok(valid({ symbol: "A", language: "e".repeat(12) }));
+    assert.ok(valid({ symbol: "A", window }), "valid({ symbol: \"A\", window })");
+  assert.ok(valid({ symbol: "A", language: "en" }), "valid({ symbol: \"A\", language: \"en\" })");
+  assert.ok(valid({ symbol: "A", language: "pt-BR" }), "valid({ symbol: \"A\", language: \"pt-BR\" })");
+  assert.ok(valid({ symbol: "A", language: "e".repeat(12) }), "valid({ symbol: \"A\", language: \"e\".repeat(12) })");
 });
 
 test("schema refuses bad symbols, windows, languages and unknown keys", () => {
@@ -65,7 +65,7 @@ test("search sends one request with window and hl and returns the quote billed 4
   assert.equal(page.records.length, 1);
   assert.equal(page.next, null);
   assert.equal(page.credits, 4);
-  assert.ok(page.credits <= marketsQuote.maxCredits({ symbol: "GOOGL:NASDAQ" }));
+  assert.ok(page.credits <= marketsQuote.maxCredits({ symbol: "GOOGL:NASDAQ" }), "page.credits <= marketsQuote.maxCredits({ symbol: \"GOOGL:NASDAQ\" })");
   assert.equal(page.records[0]?.detail?.window, "6M");
 });
 
@@ -94,7 +94,7 @@ test("capability metadata follows spec 4.6", () => {
 });
 
 test("examples are valid and use the recorded symbol", () => {
-  assert.ok(marketsQuote.examples.length >= 2);
+  assert.ok(marketsQuote.examples.length >= 2, "marketsQuote.examples.length >= 2");
   for (const { body } of marketsQuote.examples) {
     assert.equal(valid(body), true, JSON.stringify(body));
     assert.equal(body.symbol, "GOOGL:NASDAQ");

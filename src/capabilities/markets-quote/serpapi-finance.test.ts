@@ -51,7 +51,7 @@ test("the recorded quote maps to one record with the spec keys", () => {
   assert.equal(page.next, null);
   assert.equal(page.records.length, 1);
   const s = page.records[0]?.summary;
-  assert.ok(s);
+  assert.ok(s, "s");
   assert.equal(s.title, "Alphabet Inc Class A");
   assert.equal(s.url, "https://www.google.com/finance/quote/GOOGL:NASDAQ?hl=en");
   assert.equal(s.symbol, "GOOGL");
@@ -69,7 +69,7 @@ test("the recorded quote maps to one record with the spec keys", () => {
 test("the stored detail is bounded and shaped", () => {
   const rec = toPage(200, quote(), QUERY).records[0];
   const d = rec?.detail;
-  assert.ok(d);
+  assert.ok(d, "d");
   assert.equal(d.window, "1D");
   assert.equal(d.price_display, "$89.23");
   assert.deepEqual(d.market_status, ["Closed: Dec 23, 7:59:31 PM GMT-5"]);
@@ -97,7 +97,7 @@ test("the stored detail is bounded and shaped", () => {
   assert.deepEqual(d.tags, ["Most active", "Stock", "US listed security"]);
   const about = d.about as JsonObject;
   assert.equal(about.source_url, "https://en.wikipedia.org/wiki/Alphabet_Inc.");
-  assert.ok((about.description as string).length <= 1500);
+  assert.ok((about.description as string).length <= 1500, "(about.description as string).length <= 1500");
   assert.equal((about.facts as JsonObject[])[0]?.label, "CEO");
   const news = d.news as JsonObject[];
   assert.equal(news.length, 3, "grouped and plain news entries are flattened");
@@ -132,7 +132,7 @@ test("keys the body lacks are omitted, never null", () => {
   delete body.knowledge_graph;
   delete body.news_results;
   const rec = toPage(200, body, { symbol: ".XYZ:IDX", window: "1D" }).records[0];
-  assert.ok(rec);
+  assert.ok(rec, "rec");
   assert.deepEqual(Object.keys(rec.summary).sort(), ["snippet", "source", "symbol", "title"]);
   assert.equal(rec.detail?.window, "1D");
   assert.deepEqual(rec.links, []);

@@ -77,8 +77,8 @@ test("schema applies the defaults: kind track, num 10", () => {
 });
 
 test("schema accepts the bounds and refuses what lies outside", () => {
-  assert.ok(accept({ query: "x".repeat(300), kind: "album", num: 25 }));
-  assert.ok(accept({ query: "x", kind: "artist", num: 1 }));
+  assert.ok(accept({ query: "x".repeat(300), kind: "album", num: 25 }), "accept({ query: \"x\".repeat(300), kind: \"album\", num: 25 })");
+  assert.ok(accept({ query: "x", kind: "artist", num: 1 }), "accept({ query: \"x\", kind: \"artist\", num: 1 })");
   const refused: JsonObject[] = [
     {},
     { query: "" },
@@ -93,7 +93,7 @@ test("schema accepts the bounds and refuses what lies outside", () => {
 });
 
 test("examples are valid bodies", () => {
-  assert.ok(musicSearch.examples.length >= 2 && musicSearch.examples.length <= 3);
+  assert.ok(musicSearch.examples.length >= 2 && musicSearch.examples.length <= 3, "musicSearch.examples.length >= 2 && musicSearch.examples.length <= 3");
   for (const example of musicSearch.examples) assert.ok(accept(example.body), example.title);
 });
 
@@ -121,13 +121,13 @@ test("search: Deezer answers the first slice; track details wait for their album
     assert.equal(record.detail, undefined, "completed by the first details call");
     const ref = record.ref ?? {};
     assert.equal((ref.detail as JsonObject).kind, "track");
-    assert.ok((ref.links as unknown[]).length > 0);
+    assert.ok((ref.links as unknown[]).length > 0, "(ref.links as unknown[]).length > 0");
   }
 });
 
 /** A record as the service hands it to runAction after storing the draft. */
 function view(draft: RecordDraft | undefined): StoredRecordView {
-  assert.ok(draft);
+  assert.ok(draft, "draft");
   return { summary: draft.summary, ref: draft.ref ?? null, detail: draft.detail ?? null, query: {} };
 }
 
@@ -146,7 +146,7 @@ test("details: an album record asks GET /album/{id} and gains release; credits 0
   assert.equal((out.detail as JsonObject).title, "Discovery");
   assert.equal(out.credits, 0);
   assert.equal(out.costUsd, 0);
-  assert.ok(out.links.some((l) => l.url === "https://www.deezer.com/album/302127"));
+  assert.ok(out.links.some((l) => l.url === "https://www.deezer.com/album/302127"), "out.links.some((l) => l.url === \"https://www.deezer.com/album/302127\")");
 });
 
 test("details: a track record asks for its album's id", async () => {

@@ -87,7 +87,7 @@ test("the recordings fit the declared answers; a renamed or retyped field the ma
 test("tracks: every spec key from the recorded search", () => {
   const page = toDeezerPage(fixture("search_simple.json"), query(), 0);
   const first = page.records[0];
-  assert.ok(first);
+  assert.ok(first, "first");
   assert.deepEqual(first.summary, {
     title: "Soliloquy",
     kind: "track",
@@ -175,7 +175,7 @@ test("empty results are an empty page", () => {
 test("artists: fans, albums, picture; details carry equal title and name", () => {
   const page = toDeezerPage(fixture("search_artist.json"), query("artist"), 0);
   const first = page.records[0];
-  assert.ok(first);
+  assert.ok(first, "first");
   assert.deepEqual(first.summary, {
     title: "Daft Punk",
     kind: "artist",
@@ -200,7 +200,7 @@ test("artists: Deezer's empty-hash placeholder image is not a picture", () => {
 
 test("albums: artist, tracks, type, cover", () => {
   const first = toDeezerPage(fixture("search_album.json"), query("album"), 0).records[0];
-  assert.ok(first);
+  assert.ok(first, "first");
   assert.deepEqual(first.summary, {
     title: "Discovery",
     kind: "album",

@@ -92,7 +92,7 @@ test("the recordings (and the hand-made release body) fit the declared answers; 
 
 test("MusicBrainz's error bodies (4xx) are provider_error in its words, not retried; its 503 and answers are not refusals", () => {
   const refused = musicBrainzRefusal({ error: "Invalid query", help: "For usage, please see: https://musicbrainz.org/development/mmd" }, 400);
-  assert.ok(refused instanceof ApiError);
+  assert.ok(refused instanceof ApiError, "refused instanceof ApiError");
   assert.equal(refused.code, "provider_error");
   assert.equal(refused.retryable, false);
   assert.equal(refused.message, "MusicBrainz refused the search (HTTP 400): Invalid query.");
@@ -112,7 +112,7 @@ test("recordings: the smaller key set, with country and musicbrainz_id", () => {
   const page = toMusicBrainzPage(fixture("recording_search.json"), query(), 0);
   assert.equal(page.records.length, 3);
   const first = page.records[0];
-  assert.ok(first);
+  assert.ok(first, "first");
   assert.deepEqual(first.summary, {
     title: "ミックスナッツ",
     kind: "track",
@@ -131,7 +131,7 @@ test("recordings: the smaller key set, with country and musicbrainz_id", () => {
 
 test("recordings: the stored detail carries album, duration, release and metadata", () => {
   const detail = toMusicBrainzPage(fixture("recording_search.json"), query(), 0).records[0]?.detail;
-  assert.ok(detail);
+  assert.ok(detail, "detail");
   assert.equal(detail.duration_seconds, 213);
   assert.deepEqual(detail.album, {
     title: "ミックスナッツEP",
@@ -153,7 +153,7 @@ test("recordings: the stored detail carries album, duration, release and metadat
 
 test("recordings: no length means no duration key", () => {
   const second = toMusicBrainzPage(fixture("recording_search.json"), query(), 0).records[1];
-  assert.ok(second);
+  assert.ok(second, "second");
   assert.equal("duration" in second.summary, false);
   assert.equal("explicit" in second.summary, false);
   assert.equal("preview_url" in second.summary, false);

@@ -31,7 +31,7 @@ test("metadata", () => {
     Object.values(patentsSearch.actions).map((a) => [a.name, a.mode, a.credits]),
     [["details", "fetched", 4]],
   );
-  assert.ok(patentsSearch.ruleTexts.length === 5);
+  assert.ok(patentsSearch.ruleTexts.length === 5, "patentsSearch.ruleTexts.length === 5");
   assert.match(patentsSearch.description, /Not offered/);
 });
 

@@ -97,7 +97,7 @@ test("records of the documented page: publication number, entities decoded, date
     language: "en",
     pdf_url: "https://patentimages.storage.googleapis.com/86/1c/bd/89a41d9faca215/US8110241.pdf",
   });
-  assert.ok(String(first.summary.snippet).length <= 300);
+  assert.ok(String(first.summary.snippet).length <= 300, "String(first.summary.snippet).length <= 300");
   assert.deepEqual(first.ref, { patent_id: "patent/US8110241B2/en" });
   const third = got.items[2]!;
   assert.equal(third.summary.title, "Method and apparatus for brewing coffee via universal coffee brewing chart …");
@@ -215,6 +215,6 @@ test("the description page: only on SerpApi's host, read as HTML, 404 accepted; 
   assert.match(String(text), /^BACKGROUND OF THE INVENTION\nThe present invention relates to/);
   assert.match(String(text), /forms a foam on the surface of the beverage\.$/);
   const long = descriptionExcerpt(`<p>${"word ".repeat(2000)}</p>`);
-  assert.ok(long !== undefined && long.length <= DESCRIPTION_EXCERPT_CHARS && long.endsWith("…"));
+  assert.ok(long !== undefined && long.length <= DESCRIPTION_EXCERPT_CHARS && long.endsWith("…"), "long !== undefined && long.length <= DESCRIPTION_EXCERPT_CHARS && long.endsWith(\"…\")");
   assert.equal(descriptionExcerpt("<html><body></body></html>"), undefined);
 });

@@ -89,11 +89,11 @@ test("the recorded page: num records with the spec keys, the rest pending in the
 test("filters: radius (coordinates required), min_rating, open_now; an empty page keeps has_more", () => {
   const near = page(local(), { ...Q, radius_m: 1500 });
   assert.deepEqual(near.records.map((r) => [r.summary.title, r.summary.distance_m]), [["Stone Street Coffee", 485], ["Fellini Coffee", 1204], ["Gregorys Coffee", 1411]]);
-  assert.ok(near.records.every((r) => (r.summary.distance_m as number) <= 1500));
+  assert.ok(near.records.every((r) => (r.summary.distance_m as number) <= 1500), "near.records.every((r) => (r.summary.distance_m as number) <= 1500)");
   assert.match(near.notes?.[0] ?? "", /17 of 20 places on provider page 1 did not meet radius_m 1500/);
   const open = page(local(), { ...Q, open_now: true, num: 20 });
-  assert.ok(open.records.length > 0);
-  assert.ok(open.records.every((r) => r.summary.open_now === true));
+  assert.ok(open.records.length > 0, "open.records.length > 0");
+  assert.ok(open.records.every((r) => r.summary.open_now === true), "open.records.every((r) => r.summary.open_now === true)");
   const rated = page(local(), { ...Q, min_rating: 4.6, num: 20 });
   assert.deepEqual(rated.records.map((r) => r.summary.rating), [4.8, 4.6, 4.6, 4.8]);
   const body = local();

@@ -22,8 +22,8 @@ test("schema applies num default 10 and accepts each selector alone", () => {
   assert.equal(validate(body), true);
   assert.equal(body.num, 10);
   for (const key of ["query", "ingredient", "category", "cuisine"]) assert.ok(valid({ [key]: "x" }), key);
-  assert.ok(valid({ query: "a".repeat(120), num: 20 }));
-  assert.ok(valid({ category: "Seafood", num: 1 }));
+  assert.ok(valid({ query: "a".repeat(120), num: 20 }), "valid({ query: \"a\".repeat(120), num: 20 })");
+  assert.ok(valid({ category: "Seafood", num: 1 }), "valid({ category: \"Seafood\", num: 1 })");
   // One visible character is enough, whatever surrounds it; letters outside ASCII and emoji count.
   for (const visible of ["\u200bx", "é", "寿司", "😀", " - "]) assert.ok(valid({ query: visible }), visible);
 });
@@ -66,7 +66,7 @@ test("one-selector rule: each extra selector gets its own violation", () => {
 test("update: a supplied selector replaces the stored one, num kept", () => {
   const merge = recipesSearch.mergeUpdate;
   const session = { query: {}, filters: [] };
-  assert.ok(merge);
+  assert.ok(merge, "merge");
   const stored: RecipesSearchQuery = { category: "Seafood", num: 5 };
   assert.deepEqual(merge(stored, { cuisine: "Italian" }, session), { cuisine: "Italian", num: 5 });
   assert.deepEqual(merge(stored, { category: "Dessert" }, session), { category: "Dessert", num: 5 });
@@ -75,7 +75,7 @@ test("update: a supplied selector replaces the stored one, num kept", () => {
 test("update: num alone changes num and keeps the selector; empty params refresh", () => {
   const merge = recipesSearch.mergeUpdate;
   const session = { query: {}, filters: [] };
-  assert.ok(merge);
+  assert.ok(merge, "merge");
   const stored: RecipesSearchQuery = { query: "Risotto", num: 10 };
   assert.deepEqual(merge(stored, { num: 3 }, session), { query: "Risotto", num: 3 });
   assert.deepEqual(merge(stored, {}, session), stored);
@@ -85,7 +85,7 @@ test("update: num alone changes num and keeps the selector; empty params refresh
 test("update: null removes a field, as in the default merge", () => {
   const merge = recipesSearch.mergeUpdate;
   const session = { query: {}, filters: [] };
-  assert.ok(merge);
+  assert.ok(merge, "merge");
   assert.deepEqual(merge({ query: "Risotto", num: 5 }, { query: null, cuisine: "Thai" }, session), {
     num: 5,
     cuisine: "Thai",
@@ -134,14 +134,14 @@ test("runAction looks a missing detail up again via lookup.php at no charge", as
     detail: null,
     query: { category: "Chicken", num: 10 },
   });
-  assert.ok(result);
+  assert.ok(result, "result");
   assert.equal(result.credits, 0);
   assert.equal(requests[0]?.path, "/api/json/v1/{api_key}/lookup.php");
   assert.deepEqual(requests[0]?.query, { i: "52772" });
   const detail = result.detail as JsonObject;
   assert.equal(detail.name, "Teriyaki Chicken Casserole");
   assert.equal((detail.ingredients as unknown[]).length, 9);
-  assert.ok(result.links.some((l) => l.url === "https://www.themealdb.com/meal/52772"));
+  assert.ok(result.links.some((l) => l.url === "https://www.themealdb.com/meal/52772"), "result.links.some((l) => l.url === \"https://www.themealdb.com/meal/52772\")");
 });
 
 test("runAction: a meal TheMealDB no longer has, or a record without id, is session_expired", async () => {
@@ -175,7 +175,7 @@ test("capability metadata follows spec 4.6", () => {
 });
 
 test("examples are valid bodies that pass the rules", () => {
-  assert.ok(recipesSearch.examples.length >= 2);
+  assert.ok(recipesSearch.examples.length >= 2, "recipesSearch.examples.length >= 2");
   for (const { body } of recipesSearch.examples) {
     const copy = structuredClone(body);
     assert.equal(validate(copy), true, JSON.stringify(body));

@@ -65,32 +65,32 @@ test("a full meal from search.php becomes a record; its stored detail is mapped 
   assert.equal(page.records.length, 1);
   assert.equal(page.notes, undefined);
   const [rec] = page.records;
-  assert.ok(rec);
+  assert.ok(rec, "rec");
   assert.equal(rec.summary.title, "Salmon Prawn Risotto");
   assert.match(rec.summary.url ?? "", /^http:\/\/www\.rangemaster\.co\.uk\//);
   assert.equal(rec.summary.category, "Seafood");
   assert.equal(rec.summary.cuisine, "Italian");
   assert.equal(rec.summary.attribution, ATTRIBUTION);
   assert.match(rec.summary.snippet ?? "", /^Melt the butter in a thick-based pan/);
-  assert.ok(!(rec.summary.snippet ?? "").includes("\r"));
+  assert.ok(!(rec.summary.snippet ?? "").includes("\r"), "!(rec.summary.snippet ?? \"\").includes(\"\\r\")");
   assert.deepEqual(rec.ref, { meal_id: "52823" });
   assert.equal(rec.detail, undefined, "not built at search time");
   const stored = storedMealDetail(text, "52823");
-  assert.ok(stored);
+  assert.ok(stored, "stored");
   const { detail, links } = stored;
   assert.equal(detail.meal_id, "52823");
   assert.deepEqual(detail.tags, ["Fish"]);
   assert.equal(detail.video_url, "https://www.youtube.com/watch?v=V2PMvBv52IE");
   assert.equal(detail.meal_page, "https://www.themealdb.com/meal/52823");
   assert.match(String(detail.caveat), /not inferred/);
-  assert.ok(!String(detail.instructions).includes("\r"));
+  assert.ok(!String(detail.instructions).includes("\r"), "!String(detail.instructions).includes(\"\\r\")");
   assert.deepEqual(
     links.map((l) => l.label),
     ["Original recipe", "Video", "Photo", "TheMealDB page"],
   );
   // The same detail as mapping the meal directly; nothing for an id the source does not hold.
   const [meal] = parseMeals(body(text));
-  assert.ok(meal);
+  assert.ok(meal, "meal");
   assert.deepEqual(stored, mealDetail(meal));
   assert.equal(storedMealDetail(text, "52772"), null);
   assert.equal(storedMealDetail(text, undefined), null);
@@ -107,7 +107,7 @@ test("filter.php pages keep no source (partial meals: their details are looked u
 
 test("ingredients are paired with trimmed measures and empty slots are dropped", () => {
   const [meal] = parseMeals(fixture("search_single_result.json"));
-  assert.ok(meal);
+  assert.ok(meal, "meal");
   const ingredients = ingredientsOf(meal);
   assert.equal(ingredients.length, 11);
   assert.deepEqual(ingredients[0], { ingredient: "butter", measure: "50g/2oz" });
@@ -117,13 +117,13 @@ test("ingredients are paired with trimmed measures and empty slots are dropped",
 
 test("mixed empty-string and null slots (lookup.php body) are both dropped; a blank measure is omitted", () => {
   const [meal] = parseMeals(fixture("lookup_by_id.json"));
-  assert.ok(meal);
+  assert.ok(meal, "meal");
   const { detail, links } = mealDetail(meal);
   assert.equal((detail.ingredients as unknown[]).length, 9);
   assert.equal(detail.source_url, undefined);
   assert.equal(detail.cuisine, "Japanese");
   assert.deepEqual(detail.tags, ["Meat", "Casserole"]);
-  assert.ok(!links.some((l) => l.label === "Original recipe"));
+  assert.ok(!links.some((l) => l.label === "Original recipe"), "!links.some((l) => l.label === \"Original recipe\")");
   const lone = ingredientsOf({ idMeal: "1", strMeal: "Salt", strIngredient1: "salt", strMeasure1: " ", strIngredient2: null } as Meal);
   assert.deepEqual(lone, [{ ingredient: "salt" }]);
 });
@@ -138,7 +138,7 @@ test("filter.php partial meals: all kept, no stored detail, meal-page url, note 
   assert.equal(page.records.length, 29);
   assert.equal(page.next, null);
   const rec = page.records[19];
-  assert.ok(rec);
+  assert.ok(rec, "rec");
   assert.equal(rec.summary.title, "Salmon Prawn Risotto");
   assert.equal(rec.summary.url, "https://www.themealdb.com/meal/52823");
   assert.equal(rec.summary.attribution, ATTRIBUTION);
@@ -179,7 +179,7 @@ test("area Unknown is not reported as a cuisine; blank values are omitted, never
     ],
   });
   const summary = page.records[0]?.summary;
-  assert.ok(summary);
+  assert.ok(summary, "summary");
   assert.equal("cuisine" in summary, false);
   assert.equal("category" in summary, false);
   assert.equal(summary.snippet, "Cook.");
@@ -216,8 +216,8 @@ test("unexpected bodies are drift naming TheMealDB and the field", () => {
 test("long instructions are cut at a word boundary with an ellipsis", () => {
   const long = "word ".repeat(100);
   const snippet = snippetOf(long) ?? "";
-  assert.ok(snippet.length <= 241);
-  assert.ok(snippet.endsWith("word…"));
+  assert.ok(snippet.length <= 241, "snippet.length <= 241");
+  assert.ok(snippet.endsWith("word…"), "snippet.endsWith(\"word…\")");
 });
 
 test("snippets flatten only what they need and match flattening the whole text", () => {

@@ -31,7 +31,7 @@ import { parseBibleReference } from "./references.ts";
 
 function ref(text: string) {
   const p = parseBibleReference(text);
-  assert.ok(p.ok);
+  assert.ok(p.ok, "p.ok");
   return p.ref;
 }
 
@@ -85,12 +85,12 @@ test("the recorded answer fits the declared passage; a renamed or retyped field 
 
 test("bible-api.com's refusals: its 403 abuse block and its 400 are provider_error in its words; its 404 and answers pass", () => {
   const blocked = bibleApiRefusal(undefined, 403);
-  assert.ok(blocked instanceof ApiError);
+  assert.ok(blocked instanceof ApiError, "blocked instanceof ApiError");
   assert.equal(blocked.code, "provider_error");
   assert.match(blocked.message, /blocks an address for an hour after more than 10 not-found answers in 30 s/);
   assert.match(blocked.hint ?? "", /KJV references are answered from the KJV shipped with Quarry/);
   const tooLong = bibleApiRefusal({ error: "too many chapters", detail: "You cannot fetch more than one whole chapter at once." }, 400);
-  assert.ok(tooLong instanceof ApiError);
+  assert.ok(tooLong instanceof ApiError, "tooLong instanceof ApiError");
   assert.equal(tooLong.retryable, false);
   assert.match(tooLong.message, /\(HTTP 400\): too many chapters: You cannot fetch more than one whole chapter at once\.$/);
   assert.equal(bibleApiRefusal({ error: "not found" }, 404), undefined, "the passage mapper reads the 404");

@@ -129,7 +129,7 @@ test("the recorded surah 1 (no translations asked): Arabic from the words; no te
   assert.equal(page.nextPage, null);
   assert.equal(page.total, 7);
   assert.deepEqual(page.verses[0], { chapter: 1, verse: 1, arabic: firstWords.join(" ") }, "the words, the end-of-verse marker left out");
-  assert.ok(page.verses.every((v) => v.text === undefined && typeof v.arabic === "string"));
+  assert.ok(page.verses.every((v) => v.text === undefined && typeof v.arabic === "string"), "page.verses.every((v) => v.text === undefined && typeof v.arabic === \"string\")");
   assert.throws(
     () => quranRecords(page.verses, "131"),
     (e: unknown) =>
@@ -220,7 +220,7 @@ test("refusals: the keyless API's 401/403/404/410 say it is being replaced and n
   assert.equal(keylessQuranRefusal({}, 200), undefined);
   assert.equal(keylessQuranRefusal({}, 400), undefined);
   const scope = foundationQuranRefusal({ status: 403, error: "Forbidden" }, 403);
-  assert.ok(scope instanceof ApiError);
+  assert.ok(scope instanceof ApiError, "scope instanceof ApiError");
   assert.match(scope.hint ?? "", /`content` scope, and `search` for full-text queries/);
   assert.equal(foundationQuranRefusal({ status: 401, error: "Unauthorized" }, 401), undefined, "the upstream client renews the token once");
   assert.equal(foundationQuranRefusal({}, 200), undefined);

@@ -26,7 +26,7 @@ test("the tables: 66 books with 1,189 chapters, 114 surahs with 6,236 verses, 16
   );
   assert.deepEqual([SURAHS[0]!.name, SURAHS[1]!.verses, SURAHS[113]!.name], ["Al-Fatihah", 286, "An-Nas"]);
   assert.equal(Object.keys(BIBLE_TRANSLATIONS).length, 16);
-  assert.ok("kjv" in BIBLE_TRANSLATIONS && "web" in BIBLE_TRANSLATIONS && "oeb-us" in BIBLE_TRANSLATIONS);
+  assert.ok("kjv" in BIBLE_TRANSLATIONS && "web" in BIBLE_TRANSLATIONS && "oeb-us" in BIBLE_TRANSLATIONS, "\"kjv\" in BIBLE_TRANSLATIONS && \"web\" in BIBLE_TRANSLATIONS && \"oeb-us\" in BIBLE_TRANSLA...");
 });
 
 test("books are found by name, id and common abbreviations, in any case, with I/II/III and First/Second", () => {
@@ -113,17 +113,17 @@ test("Bible references are refused when unparseable, of an unknown book, past th
 test("a verse lies within a reference", () => {
   const ref = (text: string) => {
     const p = parseBibleReference(text);
-    assert.ok(p.ok);
+    assert.ok(p.ok, "p.ok");
     return p.ref;
   };
-  assert.ok(withinBibleReference(ref("John 3"), 3, 36));
-  assert.ok(!withinBibleReference(ref("John 3"), 4, 1));
-  assert.ok(withinBibleReference(ref("John 3:16"), 3, 16));
-  assert.ok(!withinBibleReference(ref("John 3:16"), 3, 17));
-  assert.ok(withinBibleReference(ref("John 3:16-4:2"), 4, 2));
-  assert.ok(!withinBibleReference(ref("John 3:16-4:2"), 4, 3));
-  assert.ok(!withinBibleReference(ref("John 3:16-4:2"), 3, 15));
-  assert.ok(withinBibleReference(ref("John 3-4"), 4, 54));
+  assert.ok(withinBibleReference(ref("John 3"), 3, 36), "withinBibleReference(ref(\"John 3\"), 3, 36)");
+  assert.ok(!withinBibleReference(ref("John 3"), 4, 1), "!withinBibleReference(ref(\"John 3\"), 4, 1)");
+  assert.ok(withinBibleReference(ref("John 3:16"), 3, 16), "withinBibleReference(ref(\"John 3:16\"), 3, 16)");
+  assert.ok(!withinBibleReference(ref("John 3:16"), 3, 17), "!withinBibleReference(ref(\"John 3:16\"), 3, 17)");
+  assert.ok(withinBibleReference(ref("John 3:16-4:2"), 4, 2), "withinBibleReference(ref(\"John 3:16-4:2\"), 4, 2)");
+  assert.ok(!withinBibleReference(ref("John 3:16-4:2"), 4, 3), "!withinBibleReference(ref(\"John 3:16-4:2\"), 4, 3)");
+  assert.ok(!withinBibleReference(ref("John 3:16-4:2"), 3, 15), "!withinBibleReference(ref(\"John 3:16-4:2\"), 3, 15)");
+  assert.ok(withinBibleReference(ref("John 3-4"), 4, 54), "withinBibleReference(ref(\"John 3-4\"), 4, 54)");
 });
 
 test("Quran references: chapter:verse or chapter, within the surah", () => {

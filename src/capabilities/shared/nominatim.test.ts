@@ -93,7 +93,7 @@ test("names that do not match are refused at their pointers, all at once, and mi
     { pointer: "/locations/2", place: "Atlantis" },
   ];
   await assert.rejects(locatePlaces(ctx, places, 15_000), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.deepEqual(
       e.violations?.map((v) => v.path),
       ["/locations/1", "/locations/2"],
@@ -113,7 +113,7 @@ test("budget: one lookup a second plus a 3 s routing reserve; more new names tha
   const { ctx, requests } = geocoder();
   const places = ["A", "B", "C", "D"].map((place, i) => ({ pointer: `/locations/${i}`, place }));
   await assert.rejects(locatePlaces(ctx, places, 5_000), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "invalid_request");
+    assert.ok(e instanceof ApiError && e.code === "invalid_request", "e instanceof ApiError && e.code === \"invalid_request\"");
     assert.deepEqual(
       e.violations?.map((v) => v.path),
       ["/locations/2", "/locations/3"],

@@ -41,7 +41,7 @@ test("ORS directions: the recorded Ulm → Stuttgart route, 43 steps with ORS's 
   assert.equal(route?.duration_s, 4540.8);
   assert.equal(route?.steps.length, 43);
   assert.deepEqual(route?.steps[0], { instruction: "Head west on Neue Straße", distance_m: 446.1, duration_s: 101.1, name: "Neue Straße" });
-  assert.ok(route?.steps.every((s) => s.name !== "-"));
+  assert.ok(route?.steps.every((s) => s.name !== "-"), "route?.steps.every((s) => s.name !== \"-\")");
   assert.deepEqual(route && viaOf(route), ["B 10", "A 8"]);
 });
 

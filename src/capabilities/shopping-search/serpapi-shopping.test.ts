@@ -86,7 +86,7 @@ test("recorded page (older layout): products with their keys, tbs filters, the n
     { id: "show-only:smaller-stores", label: "Smaller stores", group: "Show only", token: "tbs=mr%3A1%2Csmb%3A1" },
     { id: "price:up-to-15", label: "Up to $15", group: "Price", token: "tbs=mr%3A1%2Cprice%3A1%2Cppr_max%3A15" },
   ]);
-  assert.ok(ids.includes("price:15-45"));
+  assert.ok(ids.includes("price:15-45"), "ids.includes(\"price:15-45\")");
   assert.ok(!got.filters.some((f) => f.group === "Color"), "options without a label (colour swatches) are left out");
 });
 
@@ -96,12 +96,12 @@ test("recorded new-layout filters: shoprs tokens with the filter's q, untyped gr
   assert.equal(filters[0]!.group, UNTYPED_GROUP);
   assert.equal(filters[0]!.id, "quick-filters:on-sale");
   const hario = filters.find((f) => f.id === "brand:hario");
-  assert.ok(hario);
+  assert.ok(hario, "hario");
   assert.deepEqual(tokenParams(hario.token!), {
     q: "hario pour over coffee maker set with gooseneck kettle",
     shoprs: "CAEYASowcG91ciBvdmVyIGNvZmZlZSBtYWtlciBzZXQgd2l0aCBnb29zZW5lY2sga2V0dGxlMhUIARIFSEFSSU86CgiD8zwQiPs_MAFYo9IgYAI",
   });
-  assert.ok(!filters.some((f) => /^sort/i.test(f.group)));
+  assert.ok(!filters.some((f) => /^sort/i.test(f.group)), "!filters.some((f) => /^sort/i.test(f.group))");
   assert.deepEqual([...new Set(filters.map((f) => f.group))], [UNTYPED_GROUP, "Features", "Category", "Price", "Brand", "Shops", "Finish"]);
 });
 

@@ -64,7 +64,7 @@ test("twitterapi.io requests: advanced search (Top) or user search, the cursor w
     query: { query: "open data", queryType: "Top" },
     refusal: twitterApiRefusal,
   });
-  assert.ok(declared);
+  assert.ok(declared, "declared");
   assert.deepEqual(toTwitterSearchRequest("profiles", "open data", "abc").query, { query: "open data", cursor: "abc" });
   assert.equal(toTwitterSearchRequest("profiles", "x", null).path, "/twitter/user/search");
 });
@@ -197,7 +197,7 @@ test("Reddit requests: /search.json with type, limit, after and raw_json, JSON w
     query: { q: "pop", type: "link", limit: 10, raw_json: 1 },
     refusal: redditRefusal,
   });
-  assert.ok(declared);
+  assert.ok(declared, "declared");
   assert.deepEqual(toRedditSearchRequest("profiles", "pop", 5, "t2_x").query, { q: "pop", type: "user", limit: 5, after: "t2_x", raw_json: 1 });
   assert.equal(toRedditUserRequest("Watchful1").path, "/user/Watchful1/about.json");
 });
@@ -221,7 +221,7 @@ test("the recorded Reddit listing: posts with subreddit, score, comments, link_u
   });
   assert.deepEqual(page.records[0]?.ref, { kind: "post", name: "t3_14ynl0l" });
   const selfPosts = page.records.filter((r) => r.summary.link_url === undefined);
-  assert.ok(selfPosts.every((r) => !String(r.summary.url).includes("i.redd.it")));
+  assert.ok(selfPosts.every((r) => !String(r.summary.url).includes("i.redd.it")), "selfPosts.every((r) => !String(r.summary.url).includes(\"i.redd.it\"))");
 });
 
 test("Reddit listing more than `num` (the limit asked): the page keeps `num` and continues after the last one kept", () => {
@@ -257,7 +257,7 @@ test("Reddit refusals: the 403 HTML page from datacenter networks and other fail
   const request = toRedditSearchRequest("posts", "x", 10, null);
   const refused = (e: unknown) => e instanceof ApiError && e.code === "provider_error" && e.retryable && /\(HTTP 403, an HTML page\)/.test(e.message) && /datacenter networks/.test(e.hint ?? "");
   // The client passes an HTML body to the refusal as undefined (it is not JSON).
-  assert.ok(fixtureText("reddit", "blocked_network_policy.html").includes("blocked due to a network policy"));
+  assert.ok(fixtureText("reddit", "blocked_network_policy.html").includes("blocked due to a network policy"), "fixtureText(\"reddit\", \"blocked_network_policy.html\").includes(\"blocked due to a network...");
   assert.throws(() => checkJsonAnswer(request, 403, undefined), refused);
   assert.throws(() => checkJsonAnswer(request, 403, { message: "Forbidden", error: 403 }), (e: unknown) => e instanceof ApiError && /\(HTTP 403\)\./.test(e.message));
   assert.throws(() => answered(toRedditUserRequest("nobody"), "reddit", "error_404_not_found.json", 404), (e: unknown) => e instanceof ApiError && /Not Found \(HTTP 404\)/.test(e.message) && !e.retryable);
@@ -290,7 +290,7 @@ test("every Reddit recording fits its request's declared answer; a listing that 
 test("the forum source answers a 429 (after the client's retries) with Reddit's hint", async () => {
   const { ctx } = fakeContext(new ApiError("provider_error", "reddit failed: rate limited by the provider (429).", { retryAfter: 30 }));
   await assert.rejects(socialSearch.search(ctx, query({ platform: "forum" }), null), (e: unknown) => {
-    assert.ok(e instanceof ApiError && e.code === "provider_error");
+    assert.ok(e instanceof ApiError && e.code === "provider_error", "e instanceof ApiError && e.code === \"provider_error\"");
     assert.match(e.hint ?? "", /datacenter networks/);
     assert.equal(e.retryAfter, 30);
     return true;

@@ -114,7 +114,7 @@ test("the search recordings fit the declared schema; an answer that moved a fiel
 
 test("details: statistics strings become numbers, ISO 8601 duration in seconds, description and tags capped", () => {
   const out = toDetail(videos(recorded("youtube", "videos_list_details.json")), "D-lhorsDlUQ");
-  assert.ok(out);
+  assert.ok(out, "out");
   const d = out.detail;
   assert.equal(d.title, "What are Actions on Google (Assistant on Air)");
   assert.equal(d.channel, "Google Developers");
@@ -223,7 +223,7 @@ test("YouTube's bot check (LOGIN_REQUIRED, \"Sign in to confirm you're not a bot
       /cloud/.test(e.hint ?? ""),
   );
   // The plain apostrophe too; another LOGIN_REQUIRED reason is not the bot check.
-  assert.ok(playerRefusal({ playabilityStatus: { status: "LOGIN_REQUIRED", reason: "Sign in to confirm you're not a bot" } }));
+  assert.ok(playerRefusal({ playabilityStatus: { status: "LOGIN_REQUIRED", reason: "Sign in to confirm you're not a bot" } }), "playerRefusal({ playabilityStatus: { status: \"LOGIN_REQUIRED\", reason: \"Sign in to conf...");
   assert.equal(playerRefusal({ playabilityStatus: { status: "LOGIN_REQUIRED", reason: "This video is private" } }), undefined);
   assert.equal(playerRefusal(PLAYER()), undefined);
 });
@@ -311,7 +311,7 @@ test("transcript detail: language, available languages, count, text and timestam
   assert.equal((capped.timestamps as unknown[]).length, MAX_TIMESTAMPS);
   assert.equal(capped.timestamps_truncated, true);
   assert.equal(String(capped.text).length, TEXT_MAX_CHARS);
-  assert.ok(String(capped.text).endsWith("…"));
+  assert.ok(String(capped.text).endsWith("…"), "String(capped.text).endsWith(\"…\")");
   const silent = toTranscript(chooseTrack(tracks), tracks, []);
   assert.equal("text" in silent, false);
   assert.equal(silent.segments, 0);

@@ -117,7 +117,7 @@ test("the daily record: every recorded variable with its unit, time first, attri
   assert.deepEqual(detail.conditions, ["overcast", "overcast", "overcast"]);
   assert.deepEqual(detail.series, s.series);
   assert.deepEqual([detail.attribution, detail.attribution_url, detail.licence], [s.attribution, s.attribution_url, s.licence]);
-  assert.ok(record.links?.some((l) => l.url === "https://open-meteo.com/"));
+  assert.ok(record.links?.some((l) => l.url === "https://open-meteo.com/"), "record.links?.some((l) => l.url === \"https://open-meteo.com/\")");
 });
 
 test("the hourly record for coordinates: the recorded hours; a long series shows its first 48 hours and `truncated`", () => {
