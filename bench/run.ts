@@ -116,8 +116,8 @@ async function throughputMode(options: BenchOptions): Promise<void> {
       targets.push({
         label: "MCP / REST execute throughput",
         measured: fmt.ratio(ratio),
-        goal: "≥ 0.50×",
-        pass: mcp ? ratio >= 0.5 : null,
+        goal: "≥ 0.80×",
+        pass: mcp ? ratio >= 0.8 : null,
       });
       const ratios = slicePairs(execute.sliceRps, mcp?.sliceRps).map(([e, m]) => m / e);
       if (ratios.length > 1) {

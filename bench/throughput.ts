@@ -247,6 +247,6 @@ async function mcpExecuteSpec(
       headers,
       ...common,
     },
-    note: "mcp-execute: one stateless tools/call per request, no initialize (the SDK's stateless transport accepts it)",
+    note: "mcp-execute: one stateless tools/call per request, no initialize (the stateless endpoint accepts it, as the SDK's stateless transport does)",
   };
 }

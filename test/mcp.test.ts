@@ -4,11 +4,14 @@
  * two concurrent clients kept apart, and a log capture proving the URL key never reaches a log line.
  */
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
+import { createServer as createHttpServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { registry } from "../src/capabilities/registry.ts";
 import { FollowUpRequestSchema } from "../src/sessions/follow-up-schema.ts";
@@ -557,6 +560,59 @@ describe("MCP refusals", () => {
     assert.equal((byId.get(2) as Json).structuredContent.plan.id, "free");
     // The refused messages above counted in the protocol bound; the batch's one tools/call once against the calls.
     assert.equal(batch.headers.get("ratelimit-remaining"), "59", "one tools/call, one count");
+  });
+
+  test("the JSON answer's HTTP checks are the SDK transport's: same status and body for each refusal", async () => {
+    // The SDK's own stateless transport with a bare server, served on loopback: what Quarry's JSON
+    // exchange (src/mcp/json-exchange.ts) must answer the same as.
+    const sdk = createHttpServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const text = Buffer.concat(chunks).toString("utf8");
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      const server = new Server({ name: "sdk", version: "1" }, { capabilities: { tools: {} } });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      await server.connect(transport);
+      // Unparsable text goes in as the raw request, so the transport parses (and refuses) it itself.
+      await transport.handleRequest(req, res, parsed === undefined ? undefined : parsed);
+    });
+    await new Promise<void>((resolve) => sdk.listen(0, "127.0.0.1", resolve));
+    const sdkUrl = `http://127.0.0.1:${(sdk.address() as AddressInfo).port}/mcp`;
+    try {
+      const { key } = await h.account("wide");
+      const note = { jsonrpc: "2.0", method: "notifications/initialized" };
+      const init = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      };
+      const cases: { name: string; body: string | unknown; headers?: Record<string, string> }[] = [
+        { name: "Accept without text/event-stream", body: note, headers: { accept: "application/json" } },
+        { name: "Accept without application/json", body: note, headers: { accept: "text/event-stream" } },
+        { name: "Content-Type not JSON", body: note, headers: { "content-type": "text/plain" } },
+        { name: "a batch over 100", body: Array.from({ length: 101 }, () => note) },
+        { name: "not a JSON-RPC message", body: { hello: "world" } },
+        { name: "initialize with another message", body: [init, { jsonrpc: "2.0", id: 2, method: "tools/list" }] },
+        { name: "an unsupported MCP-Protocol-Version", body: note, headers: { "mcp-protocol-version": "1999-01-01" } },
+        { name: "notifications only", body: [note, note] },
+      ];
+      for (const c of cases) {
+        const ours = await rawPost(`${h.url}/mcp/k/${key}`, c.body, c.headers);
+        const theirs = await rawPost(sdkUrl, c.body, c.headers);
+        assert.equal(ours.status, theirs.status, `${c.name}: ${ours.text} against ${theirs.text}`);
+        assert.deepEqual(ours.body, theirs.body, c.name);
+        assert.notEqual(ours.status, 200, c.name);
+      }
+    } finally {
+      sdk.closeAllConnections();
+      await new Promise((resolve) => sdk.close(resolve));
+    }
   });
 
   test("a Host the SDK cannot take (none over HTTP/1.0, or no host name) is 400 in the envelope, not counted", async () => {

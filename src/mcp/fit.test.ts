@@ -48,7 +48,7 @@ test("several long fields are cut to one common length", () => {
 test("a record action's detail: the note goes into detail.notes; REST is named for the rest", () => {
   const value = { record_id: "rec_a", action: "details", detail: { text: words(5000), title: "x" }, links: [], charged_credits: 0 };
   const fitted = fitResult(value, 12_000) as typeof value & { detail: { notes: string[] } };
-  assert.ok(JSON.stringify(fitted).length <= 12_000);
+  assert.ok(JSON.stringify(fitted).length <= 12_000, "JSON.stringify(fitted).length <= 12_000");
   assert.match(fitted.detail.notes[0]!, /detail\.text .* For the rest: the same record action over REST/);
   assert.equal("notes" in fitted, false);
 });

@@ -3,7 +3,9 @@
  * `POST /mcp/k/<key>` (key in the path; the route is logged as `/mcp/k/***`, see redactUrl).
  * Order per request: a Host the SDK can use (400) → DNS-rebinding protection, Host then Origin (403,
  * rebinding.ts) → key (401 before any MCP processing) → rate limit (each tools/call as a call, other
- * messages in the protocol bound) → a fresh SDK server and transport for this request only.
+ * messages in the protocol bound) → a fresh SDK server for this request only, answered with one JSON
+ * body by json-exchange.ts (the SDK's Streamable HTTP transport, an event stream, only for a call
+ * that asked for progress).
  */
 import type { IncomingMessage } from "node:http";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -30,6 +32,7 @@ import { originOf } from "../http/origin.ts";
 import { dropPrototypeKeys, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
 import { DEMO_NOTE } from "../catalog/catalog-service.ts";
 import { isObject } from "../validation.ts";
+import { admitMessages, JsonExchange, type TransportAnswer } from "./json-exchange.ts";
 import { ProgressReporter, progressTokenOf, wantsProgress } from "./progress.ts";
 import { callTool, INSTRUCTIONS, TOOLS, toolError } from "./tools.ts";
 
@@ -288,6 +291,11 @@ async function handle(
   const { caller, limited } = admitted;
   for (const [id, err] of limited) refused.set(id, err);
 
+  const server = createServer(services, request, caller, refused);
+  // One JSON answer (json-exchange.ts), unless a tools/call asked for progress: then the SDK's
+  // transport answers with an event stream (progress.ts).
+  if (!wantsProgress(message)) return answerJson(server, request, reply, message);
+
   // From here the SDK owns the response. Fastify's headers (x-request-id, RateLimit-*) go on the
   // raw response; the SDK merges its own when it writes the head.
   for (const [name, value] of Object.entries(reply.getHeaders())) {
@@ -300,12 +308,7 @@ async function handle(
   // During the drain its head says the connection closes, as Fastify's answers do (http/connections.ts).
   request.server.connections.hijacked(reply.raw);
 
-  const server = createServer(services, request, caller, refused);
-  const transport = new StreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    // One JSON body, unless a tools/call asked for progress: then an event stream (progress.ts).
-    enableJsonResponse: !wantsProgress(message),
-  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   // A client gone before its answer: close the pair, which aborts the SDK's in-flight handlers. After
   // an answer written in full there is nothing to stop (no stream, timer or session in stateless JSON
   // mode) and both are garbage; closing them anyway built an McpError with its stack trace for every
@@ -332,6 +335,32 @@ async function handle(
       );
     }
   }
+}
+
+/** A request answered with one JSON body through a JsonExchange; the reply stays Fastify's. */
+async function answerJson(server: Server, request: FastifyRequest, reply: FastifyReply, message: unknown) {
+  const messages = admitMessages(request.headers, message);
+  if (!Array.isArray(messages)) return sendAnswer(reply, messages);
+  const exchange = new JsonExchange();
+  // A client gone before its answer: closing the exchange aborts the Server's handlers in flight
+  // (after an answer written in full there is nothing to stop; see handle's note on close).
+  reply.raw.on("close", () => {
+    if (!reply.raw.writableFinished) void exchange.close();
+  });
+  try {
+    await server.connect(exchange);
+    const answer = await exchange.deliver(messages, request.headers);
+    if (answer === undefined) return reply.hijack();
+    return sendAnswer(reply, answer);
+  } catch (err) {
+    request.log.error({ err }, "MCP request failed");
+    return sendAnswer(reply, { status: 500, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null }) });
+  }
+}
+
+function sendAnswer(reply: FastifyReply, answer: TransportAnswer) {
+  if (answer.body === undefined) return reply.code(answer.status).send();
+  return reply.code(answer.status).type("application/json").send(answer.body);
 }
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
