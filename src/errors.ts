@@ -173,7 +173,7 @@ export function sessionExpired(
 
 /**
  * 400 at `/action`: a record action the capability does not offer. The search service refuses these
- * before a capability runs; a capability's runAction refuses them the same way when called directly.
+ * (src/search/record-actions.ts) before the capability's action runs.
  */
 export function unknownRecordAction(
   capabilityId: string,
@@ -194,6 +194,19 @@ export function invalidRequest(violations: Violation[], message = "The request i
 }
 
 const FIX_FIELDS_HINT = "Fix the fields named in violations[] (JSON pointers) and send the request again.";
+
+/**
+ * Point an invalid_request's violations into `under`, for a body the caller sent inside another
+ * (MCP's execute `params`, an update's `params`); paths `keep` accepts already point where the
+ * caller sent them. Any other error is returned as it is.
+ */
+export function violationsUnder(err: unknown, under: string, keep: (path: string) => boolean = () => false): unknown {
+  if (!(err instanceof ApiError) || err.code !== "invalid_request" || err.violations === undefined) return err;
+  return new ApiError("invalid_request", err.message, {
+    violations: err.violations.map((v) => (keep(v.path) ? v : { path: under + v.path, message: v.message })),
+    ...(err.hint ? { hint: err.hint } : {}),
+  });
+}
 
 /**
  * A record action's refusal of its record (it lacks what the action needs, or the source no longer

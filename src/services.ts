@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { AccountService, type Caller } from "./accounts/accounts.ts";
 import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
+import { Availability } from "./catalog/availability.ts";
 import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
@@ -16,7 +17,7 @@ import { Billing } from "./credits/billing.ts";
 import { makeAuthenticator } from "./http/auth.ts";
 import { cryptoIds, type IdGenerator, randomBase62 } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
-import { SearchService } from "./sessions/search-service.ts";
+import { SearchService } from "./search/search-service.ts";
 import type { SharpenBlock } from "./sharpen/entitlement.ts";
 import { createSharpenHandler } from "./sharpen/handler.ts";
 import { renderGuide } from "./http/guide.ts";
@@ -118,9 +119,10 @@ export function createServices(deps: AppDeps): Services {
     deployment ??= deps.store.setting("deployment_id", randomBase62(16));
     return `${await deployment}:${name}`;
   };
+  const availability = new Availability({ registry, accounts, config: deps.config });
   const search = new SearchService({
+    availability,
     store: deps.store,
-    registry,
     config: deps.config,
     accounts,
     billing,
@@ -137,7 +139,7 @@ export function createServices(deps: AppDeps): Services {
     registry,
     config: deps.config,
     accounts,
-    search,
+    availability,
     sharpen: (caller) => sharpen!.block(caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);

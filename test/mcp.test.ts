@@ -14,7 +14,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { registry } from "../src/capabilities/registry.ts";
-import { FollowUpRequestSchema } from "../src/sessions/follow-up-schema.ts";
+import { FollowUpRequestSchema } from "../src/search/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../src/sharpen/schema.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { openRaw, splitAnswers } from "./helpers/raw-http.ts";

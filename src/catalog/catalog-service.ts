@@ -3,12 +3,12 @@
  * request schema, follow-ups, examples and cost) and the account resource.
  */
 import type { AccountService, Caller } from "../accounts/accounts.ts";
+import type { Availability } from "./availability.ts";
 import { balanceOf } from "../accounts/accounts.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
 import { cacheSentence } from "../upstream/answer-cache.ts";
-import type { SearchService } from "../sessions/search-service.ts";
 import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts";
 
 const PAGING_MORE: Record<string, string> = {
@@ -52,22 +52,21 @@ export class CatalogService {
       registry: Registry;
       config: Config;
       accounts: AccountService;
-      search: SearchService;
+      availability: Availability;
       sharpen: (caller: Caller) => SharpenBlock;
     },
   ) {}
 
   catalog(caller: Caller) {
     const caps = Object.values(this.deps.registry).map((cap) => {
-      const { missing, partial } = cap.availability(this.deps.config.setVariables, this.deps.config);
-      const reason = missing ? `${missing} is not set in this deployment` : partial;
+      const { available, reason } = this.deps.availability.status(cap);
       return {
         id: cap.id,
         title: cap.title,
         summary: cap.summary,
         topic: cap.topic,
-        enabled: this.deps.accounts.isEnabled(caller, cap.id),
-        available: missing === undefined,
+        enabled: this.deps.availability.enabled(caller, cap),
+        available,
         ...(reason ? { unavailable_reason: reason } : {}),
         typical_credits: cap.typicalCredits,
         inspect_url: `/v1/capabilities/${cap.id}`,
@@ -91,9 +90,8 @@ export class CatalogService {
   }
 
   inspect(capabilityId: string) {
-    const cap = this.deps.search.capability(capabilityId);
-    const { missing, partial } = cap.availability(this.deps.config.setVariables, this.deps.config);
-    const reason = missing ? `${missing} is not set in this deployment` : partial;
+    const cap = this.deps.availability.capability(capabilityId);
+    const { available, reason } = this.deps.availability.status(cap);
     const followUps: JsonObject[] = [];
     if (cap.paging !== "single") {
       followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
@@ -119,7 +117,7 @@ export class CatalogService {
         checked === ""
           ? cap.description
           : `${cap.description} Checked by the source: ${checked} (a value the source cannot resolve is refused 400 at its field, nothing charged).`,
-      available: missing === undefined,
+      available,
       ...(reason ? { unavailable_reason: reason } : {}),
       execute: { method: "POST", url: `/v1/capabilities/${cap.id}/execute`, body_schema: cap.publishedSchema },
       follow_ups: followUps,
@@ -134,7 +132,7 @@ export class CatalogService {
     // The stage calls are served at (stock when Sharpen is off), not the raw saved setting.
     const sharpen = sharpenEntitlement(this.deps.accounts, caller);
     const enabled = Object.values(this.deps.registry)
-      .filter((cap) => this.deps.accounts.isEnabled(caller, cap.id))
+      .filter((cap) => this.deps.availability.enabled(caller, cap))
       .map((cap) => cap.id);
     if (sharpen.enabled) enabled.push("sharpen");
     // Only for a key with its own limit (docs/architecture.md, "Credits"): what it may still spend.

@@ -6,7 +6,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Registry } from "../capabilities/registry.ts";
 import { API_VERSION, CONTRACT_REVISION } from "../config.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
-import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
+import { FollowUpRequestSchema } from "../search/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
 import { COMPONENTS, RecordSummary } from "./schemas.ts";
 import { DASHBOARD_FORMS, DASHBOARD_PAGES } from "../dashboard/forms.ts";

@@ -8,9 +8,9 @@ import { type TSchema, Type } from "@sinclair/typebox";
 import type { FastifyBaseLogger } from "fastify";
 import type { Caller } from "../accounts/accounts.ts";
 import type { Services } from "../services.ts";
-import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidRequest } from "../errors.ts";
+import { ApiError, type CallOrigin, ClientGone, type ErrorEnvelope, invalidRequest, violationsUnder } from "../errors.ts";
 import { logFailure, toApiError } from "../http/error-handler.ts";
-import { FollowUpRequestSchema } from "../sessions/follow-up-schema.ts";
+import { FollowUpRequestSchema } from "../search/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
 import { didYouMean } from "../suggest.ts";
 import { validate } from "../validation.ts";
@@ -88,16 +88,6 @@ function define(
   return { tool: { name, ...meta, inputSchema: inputSchema(schema) }, schema, checkArgs, run };
 }
 
-/** Violations of execute's params are relative to the body; over MCP they point into `params`. */
-function underParams(err: unknown): unknown {
-  if (!(err instanceof ApiError) || err.code !== "invalid_request" || !err.violations) return err;
-  const violations = err.violations.map((v) => ({ path: "/params" + v.path, message: v.message }));
-  return new ApiError("invalid_request", err.message, {
-    violations,
-    ...(err.hint ? { hint: err.hint } : {}),
-  });
-}
-
 const TOOL_DEFS: ToolDef[] = [
   define(
     "discover",
@@ -128,7 +118,7 @@ const TOOL_DEFS: ToolDef[] = [
       const inspected = services.catalog.inspect(args.id as string);
       if (args.params === undefined) return inspected;
       const dryRun = await services.search.dryRun(ctx.caller, args.id as string, args.params).catch((err) => {
-        throw underParams(err);
+        throw violationsUnder(err, "/params");
       });
       return { ...inspected, dry_run: dryRun };
     },
@@ -154,7 +144,7 @@ const TOOL_DEFS: ToolDef[] = [
       services.search
         .execute(ctx.caller, args.capability as string, args.params, ctx.origin)
         .catch((err) => {
-          throw underParams(err);
+          throw violationsUnder(err, "/params");
         }),
   ),
   define(

@@ -1,6 +1,6 @@
 /**
  * What the replay upstream tells the gateway beside a recorded answer, in response headers. Its own
- * module so the gateway (src/upstream/client.ts, src/sessions/routing.ts) does not import the
+ * module so the gateway (src/upstream/client.ts, src/search/run-search.ts) does not import the
  * replay server.
  */
 

@@ -6,27 +6,24 @@
  */
 import type { Caller } from "../accounts/accounts.ts";
 import { actionNames } from "../capabilities/types.ts";
-import { ApiError, asRecordRefusal, type CallOrigin, invalidRequest, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../errors.ts";
+import { type CallOrigin, invalidRequest, STORED_DETAIL_GONE, sessionExpired, unknownRecordAction } from "../errors.ts";
+import { billedCall, FREE } from "./billed-call.ts";
 import { type RecordFollowUpResponse, recordResponse } from "./envelope.ts";
-import { asProviderError, recordView, type SessionWork, UNKNOWN_ID_HINT } from "./routing.ts";
+import { recordView } from "./record-rows.ts";
 import { queryAt, searchActions } from "./session-state.ts";
+import type { SearchSteps } from "./steps.ts";
 
 export async function recordFollowUp(
-  work: SessionWork,
+  steps: SearchSteps,
   caller: Caller,
   recordId: string,
   action: string,
   hasParams: boolean,
   origin: CallOrigin,
 ): Promise<RecordFollowUpResponse> {
-  const found = await work.deps.store.getRecord(recordId);
-  if (!found || found.record.accountId !== caller.account.id || found.session.accountId !== caller.account.id) {
-    throw new ApiError("record_unknown", `No record "${recordId}" for this account.`, { hint: UNKNOWN_ID_HINT });
-  }
-  const { record, session } = found;
-  if (session.expiresAt <= work.deps.clock.now()) throw sessionExpired();
-  const cap = work.capability(session.capability);
-  work.assertUsable(caller, cap);
+  const { record, session } = await steps.sessions.liveRecord(caller, recordId);
+  const cap = steps.availability.capability(session.capability);
+  steps.availability.assertUsable(caller, cap);
   const def = Object.hasOwn(cap.actions, action) ? cap.actions[action] : undefined;
   if (!def && searchActions(cap).includes(action)) {
     throw invalidRequest([
@@ -37,43 +34,33 @@ export async function recordFollowUp(
   if (hasParams) throw invalidRequest([{ path: "/params", message: "record actions take no params (params are for update)" }]);
 
   const cached = record.actions[action];
-  const stored = !cached && def.mode === "stored" ? await work.storedDetail(cap, record, session) : null;
+  const stored = !cached && def.mode === "stored" ? await steps.rows.storedDetail(cap, record, session) : null;
   if (cached || stored) {
     // Served without a provider call: free; the session's life is extended in the same commit. Only
     // the expiry is written: record actions are not serialized with `more` on the session, so
     // writing back the state read above could rewind a page served meanwhile.
     const hit = (cached ?? stored)!;
-    const billed = await work.deps.billing.run(caller, { capability: cap.id, operation: action, maxCredits: 0, origin }, async () => ({
+    const billed = await billedCall(steps.billing, caller, { cap, operation: action, maxCredits: 0, origin }, async () => ({
       result: null,
-      credits: 0,
-      persist: { touch: work.touch(session) },
+      cost: FREE,
+      persist: { touch: steps.sessions.touched(session) },
     }));
     return recordResponse(recordId, action, hit.detail, hit.links, true, billed.charged, billed.account);
   }
   const run = def.run;
   if (!run) throw sessionExpired(STORED_DETAIL_GONE);
-  const billed = await work.deps.billing.run(
-    caller,
-    { capability: cap.id, operation: action, maxCredits: def.maxCredits(queryAt(session, record.position)), origin },
-    async () => {
-      const ctx = work.context(cap, origin);
-      try {
-        const out = await run(ctx, recordView(record, session));
-        return {
-          result: out,
-          credits: out.credits,
-          ...(out.costUsd === undefined ? {} : { costUsd: out.costUsd }),
-          persist: {
-            recordAction: { recordId, action, result: { detail: out.detail, links: out.links } },
-            touch: work.touch(session),
-          },
-        };
-      } catch (err) {
-        const failure = asRecordRefusal(asProviderError(err, cap.id, ctx.signal.aborted));
-        throw ctx.demo?.failure(failure) ?? failure;
-      }
-    },
-  );
+  const maxCredits = def.maxCredits(queryAt(session, record.position));
+  const billed = await billedCall(steps.billing, caller, { cap, operation: action, maxCredits, origin }, async () => {
+    const out = await steps.runner.action(cap, run, recordView(record, session), origin);
+    return {
+      result: out,
+      cost: out,
+      persist: {
+        recordAction: { recordId, action, result: { detail: out.detail, links: out.links } },
+        touch: steps.sessions.touched(session),
+      },
+    };
+  });
   // Answered wholly from Quarry's answer cache (an identical provider request within its time to live): `cached`, free.
   return recordResponse(recordId, action, billed.result.detail, billed.result.links, billed.result.fromCache === true, billed.charged, billed.account);
 }

@@ -5,24 +5,26 @@
  * search under the deadline → session + records + charge committed together → ExecuteResponse.
  * follow-up: `more` (paging.ts), `update` (update.ts) and record actions (record-actions.ts), each
  * serialized per session inside the instance and retried when another instance committed first.
- * Shared steps live in routing.ts, the answers in envelope.ts. See docs/architecture.md, "Session paging".
+ * Each step is a file of its own (steps.ts lists them), the answers are envelope.ts's. See
+ * docs/architecture.md, "The request flow" and "Session paging".
  */
-import { balanceOf, type Caller } from "../accounts/accounts.ts";
+import { type AccountService, balanceOf, type Caller } from "../accounts/accounts.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import { actionNames } from "../capabilities/types.ts";
 import { type CallOrigin, invalidRequest } from "../errors.ts";
-import { SessionChanged, type SessionRow } from "../store/types.ts";
+import type { IdGenerator } from "../ids.ts";
+import { SessionChanged } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
-import { isObject, validate } from "../validation.ts";
+import { billedCall } from "./billed-call.ts";
 import { type ExecuteResponse, executeResponse, type RecordFollowUpResponse } from "./envelope.ts";
-import { FollowUpRequestSchema } from "./follow-up-schema.ts";
 import { moreFromSource, moreLocal } from "./paging.ts";
+import { validateFollowUp, validateQuery } from "./query-validation.ts";
 import { recordFollowUp } from "./record-actions.ts";
-import { type SearchDeps, SessionWork } from "./routing.ts";
-import { freshSet, searchActions, stateJson, stateOf } from "./session-state.ts";
+import { freshSet, searchActions, stateOf } from "./session-state.ts";
+import { type SearchDeps, type SearchSteps, searchSteps } from "./steps.ts";
 import { update } from "./update.ts";
 
-export { assertRoom } from "./routing.ts";
+export { assertRoom } from "./record-rows.ts";
 export { type ExecuteResponse, FOLLOW_UP_URL, type RecordFollowUpResponse } from "./envelope.ts";
 
 /** What a dry run answers (not spec-shaped: the spec has no dry run; docs/architecture.md, "Credits"). */
@@ -44,48 +46,31 @@ export { searchActions } from "./session-state.ts";
 
 export class SearchService {
   private readonly locks = new Map<string, Promise<unknown>>();
-  private readonly work: SessionWork;
+  private readonly steps: SearchSteps;
+  private readonly accounts: AccountService;
+  private readonly ids: IdGenerator;
 
-  constructor(deps: SearchDeps) {
-    this.work = new SessionWork(deps);
-  }
-
-  /** The capability, or 404 capability_unknown. */
-  capability(id: string): Capability {
-    return this.work.capability(id);
+  constructor(deps: SearchDeps & { accounts: AccountService }) {
+    this.steps = searchSteps(deps);
+    this.accounts = deps.accounts;
+    this.ids = deps.ids;
   }
 
   async execute(caller: Caller, capabilityId: string, body: unknown, origin: CallOrigin): Promise<ExecuteResponse> {
-    const work = this.work;
-    const cap = work.capability(capabilityId);
-    work.assertUsable(caller, cap);
-    const query = work.validateQuery(cap, body);
-    work.assertQueryAvailable(cap, query);
-    const searchId = work.deps.ids.searchId();
-    const billed = await work.deps.billing.run(
-      caller,
-      { capability: cap.id, operation: "execute", maxCredits: cap.maxCredits(query), origin, needsCredit: true },
-      async () => {
-        const page = await work.runSearch(cap, query, null, origin);
-        const rows = work.records(cap, searchId, caller.account.id, page, 0);
-        const { state, visible } = freshSet(cap, query, page, rows, 0);
-        const session: SessionRow = {
-          id: searchId,
-          accountId: caller.account.id,
-          capability: cap.id,
-          query,
-          state: stateJson(state),
-          expiresAt: work.expiry(),
-          createdAt: work.deps.clock.now(),
-        };
-        return {
-          result: { state, visible },
-          credits: page.credits,
-          ...(page.costUsd === undefined ? {} : { costUsd: page.costUsd }),
-          persist: { newSession: { session, records: rows } },
-        };
-      },
-    );
+    const { availability, runner, rows, sessions, billing } = this.steps;
+    const cap = availability.capability(capabilityId);
+    availability.assertUsable(caller, cap);
+    const query = validateQuery(cap, body);
+    availability.assertQueryAvailable(cap, query);
+    const searchId = this.ids.searchId();
+    const call = { cap, operation: "execute", maxCredits: cap.maxCredits(query), origin, needsCredit: true };
+    const billed = await billedCall(billing, caller, call, async () => {
+      const page = await runner.search(cap, query, null, origin);
+      const records = rows.fromPage(cap, searchId, caller.account.id, page, 0);
+      const { state, visible } = freshSet(cap, query, page, records, 0);
+      const session = sessions.created(cap, searchId, caller, query, state);
+      return { result: { state, visible }, cost: page, persist: { newSession: { session, records } } };
+    });
     return executeResponse(cap, searchId, query, billed.result.state, billed.result.visible, billed.charged, billed.account);
   }
 
@@ -96,16 +81,16 @@ export class SearchService {
    * provider is called and nothing is charged or held.
    */
   async dryRun(caller: Caller, capabilityId: string, body: unknown): Promise<DryRunResponse> {
-    const work = this.work;
-    const cap = work.capability(capabilityId);
-    work.assertUsable(caller, cap);
-    const query = work.validateQuery(cap, body);
-    work.assertQueryAvailable(cap, query);
+    const { availability } = this.steps;
+    const cap: Capability = availability.capability(capabilityId);
+    availability.assertUsable(caller, cap);
+    const query = validateQuery(cap, body);
+    availability.assertQueryAvailable(cap, query);
     const credits = cap.maxCredits(query);
-    const account = await work.deps.accounts.ensureCurrentPeriod(caller.account);
+    const account = await this.accounts.ensureCurrentPeriod(caller.account);
     const free = Math.max(0, account.creditsCap - account.creditsUsed - account.creditsReserved);
     // A key with its own limit: the reservation must fit under it too (its holds are not counted here).
-    const keyBudget = credits === 0 ? null : await work.deps.accounts.keyBudget({ ...caller, account });
+    const keyBudget = credits === 0 ? null : await this.accounts.keyBudget({ ...caller, account });
     const fitsKey = keyBudget === null || credits <= keyBudget.limit - keyBudget.used;
     return {
       dry_run: true,
@@ -136,13 +121,8 @@ export class SearchService {
   }
 
   async followUp(caller: Caller, body: unknown, origin: CallOrigin): Promise<ExecuteResponse | RecordFollowUpResponse> {
-    if (!isObject(body)) throw invalidRequest([{ path: "", message: "must be a JSON object" }]);
-    const violations = validate(FollowUpRequestSchema, body);
+    validateFollowUp(body);
     const hasSearch = body.search_id !== undefined;
-    const hasRecord = body.record_id !== undefined;
-    if (hasSearch && hasRecord) violations.push({ path: "/record_id", message: "give exactly one of search_id or record_id, not both" });
-    if (!hasSearch && !hasRecord) violations.push({ path: "", message: "give exactly one of search_id or record_id" });
-    if (violations.length > 0) throw invalidRequest(violations);
     const action = body.action as string;
     const params = body.params as JsonObject | undefined;
     // Queued per account and id: another account's call on the same id (answered 404) must not wait
@@ -153,7 +133,7 @@ export class SearchService {
       return this.withLock(lockKey(id), () => againIfChanged(() => this.searchFollowUp(caller, id, action, params, origin)));
     }
     const id = body.record_id as string;
-    return this.withLock(lockKey(id), () => againIfChanged(() => recordFollowUp(this.work, caller, id, action, hasKeys(params), origin)));
+    return this.withLock(lockKey(id), () => againIfChanged(() => recordFollowUp(this.steps, caller, id, action, hasKeys(params), origin)));
   }
 
   private async searchFollowUp(
@@ -163,10 +143,10 @@ export class SearchService {
     params: JsonObject | undefined,
     origin: CallOrigin,
   ): Promise<ExecuteResponse> {
-    const work = this.work;
-    const session = await work.liveSession(caller, searchId);
-    const cap = work.capability(session.capability);
-    work.assertUsable(caller, cap);
+    const { steps } = this;
+    const session = await steps.sessions.live(caller, searchId);
+    const cap = steps.availability.capability(session.capability);
+    steps.availability.assertUsable(caller, cap);
     const state = stateOf(session);
     if (action === "more") {
       // Both problems at once, so one correction is enough.
@@ -175,12 +155,12 @@ export class SearchService {
       if (hasKeys(params)) violations.push({ path: "/params", message: "more takes no params (params are for update)" });
       if (violations.length > 0) throw invalidRequest(violations);
       return cap.paging === "local"
-        ? moreLocal(work, caller, cap, session, state, origin)
-        : moreFromSource(work, caller, cap, session, state, origin);
+        ? moreLocal(steps, caller, cap, session, state, origin)
+        : moreFromSource(steps, caller, cap, session, state, origin);
     }
     if (action === "update") {
       if (!cap.offersUpdate) throw invalidRequest([{ path: "/action", message: `${cap.id} does not offer update` }]);
-      return update(work, caller, cap, session, state, params ?? {}, origin);
+      return update(steps, caller, cap, session, state, params ?? {}, origin);
     }
     const known = searchActions(cap);
     throw invalidRequest([

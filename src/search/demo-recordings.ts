@@ -8,7 +8,7 @@
  *   flights, "no such place" from the recording that stands in for any unknown name, another video's
  *   player) is answered as what it is, no recording of this request: not retryable, not the caller's
  *   input at fault.
- * Only with QUARRY_DEMO=1 (SessionWork.context); a live deployment never reads the header.
+ * Only with QUARRY_DEMO=1 (SearchRunner, run-search.ts); a live deployment never reads the header.
  */
 import { ApiError } from "../errors.ts";
 import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
