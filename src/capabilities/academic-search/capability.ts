@@ -3,6 +3,7 @@
  * keyless within OpenAlex's small daily allowance), with year, open-access and sort options, page
  * paging, and fetched-then-cached `details` per work.
  */
+import { pageOf } from "../framework/cursors.ts";
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
@@ -10,7 +11,7 @@ import { defineCapability } from "../framework/define.ts";
 import { flag, num, oneOfOr, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { range } from "../framework/rules.ts";
-import { bareOpenAlexId, cursorPage, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
+import { bareOpenAlexId, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
 import { DAY } from "../framework/durations.ts";
 
 const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1000, maximum: 2100, description }));
@@ -67,8 +68,8 @@ export const academicSearch = defineCapability({
       id: "openalex",
       title: "OpenAlex",
       provider: "openalex",
-      request: (query: AcademicSearchQuery, cursor) => toRequest(query, cursorPage(cursor)),
-      toPage: (body, query, cursor) => toPage(body, cursorPage(cursor), query.num),
+      request: (query: AcademicSearchQuery, cursor) => toRequest(query, pageOf(cursor)),
+      toPage: (body, query, cursor) => toPage(body, pageOf(cursor), query.num),
     }),
   ],
   update: { example: { title: "The same works, most cited first", params: { sort: "cited" } } },

@@ -10,7 +10,6 @@ import {
   type AcademicQuery,
   bareDoi,
   bareOpenAlexId,
-  cursorPage,
   type OpenAlexList,
   type OpenAlexWork,
   openAlexList,
@@ -82,15 +81,6 @@ test("toFilter: years become publication-date bounds, open access becomes is_oa:
   assert.equal(toFilter(query({ to_year: 1999 })), "to_publication_date:1999-12-31");
   assert.equal(toFilter(query({ open_access_only: true })), "is_oa:true");
   assert.equal(toFilter(query()), undefined);
-});
-
-test("cursorPage: null and malformed cursors start at page 1", () => {
-  assert.equal(cursorPage(null), 1);
-  assert.equal(cursorPage({ page: 3 }), 3);
-  assert.equal(cursorPage({ page: 0 }), 1);
-  assert.equal(cursorPage({ page: 2.5 }), 1);
-  assert.equal(cursorPage({ offset: 10 }), 1);
-  assert.equal(cursorPage("2"), 1);
 });
 
 test("rebuildAbstract: words are put back in position order", () => {

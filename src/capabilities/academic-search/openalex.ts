@@ -6,7 +6,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { nullable, nullish } from "../../upstream/response-check.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
+import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 import type { AcademicSearchQuery } from "./capability.ts";
 
 /** The validated academic.search body (defaults applied): its schema's static type. */
@@ -81,15 +81,6 @@ const SORT_PARAM: Record<AcademicSort, string | undefined> = {
   cited: "cited_by_count:desc",
   recent: "publication_date:desc",
 };
-
-/** Page number from a cursor produced by `toPage` (`{ page: n }`); null or anything else is page 1. */
-export function cursorPage(cursor: JsonValue): number {
-  if (cursor !== null && typeof cursor === "object" && !Array.isArray(cursor)) {
-    const page = cursor.page;
-    if (typeof page === "number" && Number.isInteger(page) && page >= 1) return page;
-  }
-  return 1;
-}
 
 /** `filter` value: year bounds as publication dates, open access as `is_oa:true`. */
 export function toFilter(query: AcademicQuery): string | undefined {

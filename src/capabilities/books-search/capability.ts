@@ -2,6 +2,7 @@
  * books.search (spec 4.6): books (works) from Open Library's search, by words, author and/or subject;
  * page paging; free `details` fetched from the work and its editions, cached on the record.
  */
+import { pageOf } from "../framework/cursors.ts";
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
@@ -11,7 +12,6 @@ import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
 import {
-  cursorPage,
   redirectTarget,
   toDetail,
   toEditionsRequest,
@@ -102,8 +102,8 @@ export const booksSearch = defineCapability({
       id: "openlibrary",
       title: "Open Library",
       provider: "openlibrary",
-      request: (query: BooksSearchQuery, cursor) => toSearchRequest(query, cursorPage(cursor)),
-      toPage: (body, query, cursor) => toSearchPage(body, cursorPage(cursor), query.num),
+      request: (query: BooksSearchQuery, cursor) => toSearchRequest(query, pageOf(cursor)),
+      toPage: (body, query, cursor) => toSearchPage(body, pageOf(cursor), query.num),
     }),
   ],
   update: { example: { title: "The same search, 3 a page", params: { num: 3 } } },

@@ -11,7 +11,6 @@ import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
 import type { BooksSearchQuery } from "./capability.ts";
 import {
-  cursorPage,
   type OpenLibraryWork,
   openLibraryEditions,
   openLibraryProbe,
@@ -50,13 +49,6 @@ test("search request: q/author/subject as given, explicit fields, page as offset
   });
   assert.equal(SEARCH_FIELDS.split(",").length, 9);
   assert.equal(toSearchRequest(query({ subject: "maps" }), 1).query?.offset, 0);
-});
-
-test("cursorPage: {page: n} or page 1", () => {
-  assert.equal(cursorPage(null), 1);
-  assert.equal(cursorPage({ page: 4 }), 4);
-  assert.equal(cursorPage({ page: 0 }), 1);
-  assert.equal(cursorPage({ page: 2.5 }), 1);
 });
 
 test("recorded search: records carry the spec keys the docs have, never a snippet", () => {

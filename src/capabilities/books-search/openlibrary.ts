@@ -9,7 +9,7 @@ import { UpstreamError } from "../../upstream/faults.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import { nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
+import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 import { clip, defined, str, strings } from "../shared/read.ts";
 import type { BooksSearchQuery } from "./capability.ts";
 
@@ -109,12 +109,6 @@ export function openLibraryRefusal(_body: unknown, status: number): UpstreamErro
 export function workId(value: unknown): string | undefined {
   const match = /^(?:\/works\/)?(OL\d+W)$/.exec(str(value) ?? "");
   return match?.[1];
-}
-
-/** Page number from a cursor `{page: n}`; anything else is page 1. */
-export function cursorPage(cursor: JsonValue): number {
-  const page = cursor !== null && typeof cursor === "object" && !Array.isArray(cursor) ? cursor.page : undefined;
-  return typeof page === "number" && Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
 /**

@@ -3,6 +3,7 @@
  * requests; page paging up to GitHub's 1,000-result cap; `kind: code` needs GITHUB_TOKEN (a variant);
  * free repository `details` (README head, top-level files, stats), fetched and cached.
  */
+import { pageOf } from "../framework/cursors.ts";
 import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
@@ -10,7 +11,7 @@ import { type ActionOutput, defineCapability, type RecordView, type Source } fro
 import { num, oneOfOr, text } from "../framework/fields.ts";
 import { custom } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
-import { cursorPage, pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
+import { pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
 import { issuePlan, mergedIssueSlice, parseMergedCursor } from "./github-issues.ts";
 import { contentsRequest, movedTo, readmeRequest, repoByIdRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
 import { MINUTE } from "../framework/durations.ts";
@@ -72,7 +73,7 @@ const github: Source<CodehostSearchQuery> = {
         query.num,
       );
     }
-    const page = cursorPage(cursor);
+    const page = pageOf(cursor);
     const response = await ctx.upstream.send(toSearchRequest(query, page, plan?.q), ctx.signal);
     readGitHub(response, ctx.now());
     return pastTheCap(response) ? pastTheCapPage() : toSearchPage(response.body, query.kind, page, query.num);

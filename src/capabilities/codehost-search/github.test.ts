@@ -12,7 +12,6 @@ import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { CodehostSearchQuery } from "./capability.ts";
 import {
   codeRecord,
-  cursorPage,
   githubCodeSearch,
   githubIssueSearch,
   githubProbe,
@@ -72,8 +71,6 @@ test("search requests: path per kind, sort with order desc, page size and page, 
   assert.equal(codeReq.path, "/search/code");
   assert.deepEqual(codeReq.headers, { accept: "application/vnd.github.text-match+json" });
   assert.equal(codeReq.response, githubCodeSearch);
-  assert.equal(cursorPage({ page: 3 }), 3);
-  assert.equal(cursorPage(null), 1);
 });
 
 test("every recording fits its declared answer; the empty search and the constructed one too", () => {

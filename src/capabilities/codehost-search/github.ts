@@ -10,7 +10,7 @@ import { ApiError, invalidRequest } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import { nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest, UpstreamResponse } from "../../upstream/types.ts";
-import type { JsonValue, RecordDraft, SourcePage } from "../types.ts";
+import type { RecordDraft, SourcePage } from "../types.ts";
 import { clip, defined, obj, str, strings } from "../shared/read.ts";
 import type { CodehostSearchQuery } from "./capability.ts";
 
@@ -115,12 +115,6 @@ export function githubSearchRefusal(body: unknown, status: number): ApiError | "
     [{ path: "/query", message: `GitHub refused the search: ${reasons?.join(" ") ?? message ?? "Validation Failed"}` }],
     "GitHub could not run this search query.",
   );
-}
-
-/** Page number from a cursor `{page: n}`; anything else is page 1. */
-export function cursorPage(cursor: JsonValue): number {
-  const page = cursor !== null && typeof cursor === "object" && !Array.isArray(cursor) ? cursor.page : undefined;
-  return typeof page === "number" && Number.isInteger(page) && page >= 1 ? page : 1;
 }
 
 /**

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
 import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
-import { nextSerperPage, serperCredits, serperNewsAnswer, serperPage, serperRefusal, serperRequest, serperSearchAnswer } from "./serper.ts";
+import { nextSerperPage, serperCredits, serperNewsAnswer, serperRefusal, serperRequest, serperSearchAnswer } from "./serper.ts";
 
 test("every field maps to Serper's body: q, num, page, gl, hl, tbs", () => {
   const r = serperRequest("/search", { query: "apple inc", num: 20, country: "US", language: "pt-BR", time_range: "week" }, 3);
@@ -18,10 +18,7 @@ test("every field maps to Serper's body: q, num, page, gl, hl, tbs", () => {
   assert.deepEqual(tbs, ["qdr:d", "qdr:w", "qdr:m", "qdr:y"]);
 });
 
-test("page cursors: page 1 by default; a full page has a next one, a short one or one past the 100th result has none", () => {
-  assert.equal(serperPage(null), 1);
-  assert.equal(serperPage({ page: 4 }), 4);
-  assert.equal(serperPage({ page: 0 }), 1);
+test("page cursors: a full page has a next one, a short one or one past the 100th result has none", () => {
   assert.deepEqual(nextSerperPage(1, 10, 10), { page: 2 });
   assert.deepEqual(nextSerperPage(1, 10, 8), { page: 2 }, "Google lists 8 or 9 of 10 on pages that are not the last");
   assert.deepEqual(nextSerperPage(1, 10, 5), { page: 2 });

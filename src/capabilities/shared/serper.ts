@@ -13,6 +13,7 @@
  * - another 400 (a parameter Serper refused): `502 provider_error` carrying Serper's message;
  * - 429 and 5xx: the upstream client's (retried where allowed, then `provider_error`).
  */
+import { pageOf } from "../framework/cursors.ts";
 import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
@@ -116,12 +117,6 @@ export function serperRequest<E extends SerperEndpoint>(endpoint: E, query: Serp
   };
 }
 
-/** The page a cursor names (`{page: n}`; null is page 1). */
-export function serperPage(cursor: JsonValue): number {
-  const page = obj(cursor)?.page;
-  return typeof page === "number" && Number.isInteger(page) && page >= 1 ? page : 1;
-}
-
 /**
  * The next page's cursor. Serper reports no total, and Google often lists a few results fewer than
  * asked on pages that are not the last (8 or 9 of 10: the recorded "apple inc" page has 8), so a page
@@ -172,7 +167,7 @@ export function serperSource<Q extends SerperQuery, S, E extends SerperEndpoint>
     title: "Serper",
     providers: ["serper"],
     async search(ctx, query, cursor) {
-      const page = serperPage(cursor);
+      const page = pageOf(cursor);
       const response = await ctx.upstream.send(serperRequest(endpoint, query, page), ctx.signal);
       return toPage(response.body, page, query, ctx.now());
     },
