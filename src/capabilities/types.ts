@@ -2,7 +2,7 @@
  * What the platform sees of a capability: the compiled form `defineCapability`
  * (framework/define.ts) builds from a capability folder's declarations. The search service,
  * catalog, OpenAPI, MCP and the demo read only this; capability folders write declarations
- * (framework/declarations.ts), never this interface by hand.
+ * (`CapabilityDecl` and its parts in framework/define.ts), never this interface by hand.
  */
 import type { TObject } from "@sinclair/typebox";
 import type { Config } from "../config.ts";

@@ -154,8 +154,6 @@ function view<S extends TObject>(record: StoredRecordView): RecordView<Static<S>
   return { summary: record.summary, ref: record.ref, detail: record.detail, query: asQuery<S>(record.query) };
 }
 
-const noFilters: readonly never[] = [];
-
 export function defineCapability<S extends TObject, Settings = undefined>(decl: CapabilityDecl<S, Settings>): Capability {
   if ((decl.sources === undefined) === (decl.variants === undefined)) {
     throw new Error(`${decl.id}: declare exactly one of sources or variants`);
@@ -298,10 +296,3 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
   };
   return cap;
 }
-
-/** The filters of a context as `update` rules see them: without tokens. */
-export function filterIds(session: SessionView): string[] {
-  return session.filters.map((f) => f.id);
-}
-
-export { noFilters };

@@ -59,11 +59,6 @@ export function isoDate(description: string): TString {
   return Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description });
 }
 
-/** Record keys: a string that is there when the source has it. */
-export function maybe<T extends TSchema>(schema: T) {
-  return Type.Optional(schema);
-}
-
 /**
  * A tagged union: objects told apart by the `const` value of `tag` (legal.search's `jurisdiction`,
  * legal.read's `source`, companies.financials' company). Published as `oneOf` with an OpenAPI

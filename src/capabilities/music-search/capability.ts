@@ -3,7 +3,7 @@
  * fails. Offset paging; the cursor remembers the source so `more` stays on it.
  *
  * Details (free either way; the `details` action is declared `stored`, and records without a
- * stored detail are completed by runAction, as the service does for any stored action):
+ * stored detail are completed by the action's `run`, as the service does for any stored action):
  * - Deezer track and album records with an album id: fetched on the first call. Deezer's search
  *   items carry no release date, so the first `details` call asks `GET /album/{album_id}` (the
  *   album's own id, or the track's album id) through the upstream client under the capability's
