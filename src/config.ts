@@ -4,11 +4,13 @@
 import { isIP } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { STAGES, TIERS } from "./sharpen/entitlement.ts";
 import { PROVIDERS, type ProviderDef } from "./upstream/providers.ts";
 
 export type SharpenTier = "sharpen" | "plus" | "ultra" | "ultra2x";
 export type SharpenStage = "stock" | "stage1" | "stage2" | "stage3" | "stage3+";
+/** Sharpen's tiers and stages in order (sharpen/entitlement.ts maps one to the other). */
+export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
+export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
 
 /** A plan: credits, rate limit, which capabilities it switches on, Sharpen entitlement. */
 export interface Plan {

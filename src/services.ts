@@ -5,21 +5,19 @@
  * knows about HTTP, so nothing needs to import the app to use them.
  */
 import { createHash } from "node:crypto";
-import { AccountService, type Caller } from "./accounts/accounts.ts";
+import { AccountService } from "./accounts/accounts.ts";
 import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
 import { Availability } from "./catalog/availability.ts";
 import { CatalogService } from "./catalog/catalog-service.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import type { CallOrigin } from "./errors.ts";
 import { Billing } from "./credits/billing.ts";
-import { makeAuthenticator } from "./http/auth.ts";
+import { type Authenticate, makeAuthenticator } from "./accounts/authenticator.ts";
 import { cryptoIds, type IdGenerator, randomBase62 } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { SearchService } from "./search/search-service.ts";
-import type { SharpenBlock } from "./sharpen/entitlement.ts";
-import { createSharpenHandler } from "./sharpen/handler.ts";
+import { createSharpenHandler, type SharpenHandler } from "./sharpen/handler.ts";
 import { renderGuide } from "./http/guide.ts";
 import { loadSharpenSettings } from "./sharpen/reviewers.ts";
 import type { Store } from "./store/types.ts";
@@ -28,11 +26,7 @@ import { ClientMetadataDocuments, type ClientMetadataOptions } from "./people/cl
 import { OAuthService } from "./people/oauth.ts";
 import { AnswerCache, type AnswerStore, DEFAULT_ANSWER_BOUNDS, MemoryAnswerStore } from "./upstream/answer-cache.ts";
 import type { UpstreamClient } from "./upstream/types.ts";
-/** Sharpen plugs in here (src/sharpen/handler.ts by default; tests may inject their own). */
-export interface SharpenHandler {
-  review(caller: Caller, body: unknown, origin: CallOrigin): Promise<unknown>;
-  block(caller: Caller): SharpenBlock;
-}
+export type { SharpenHandler } from "./sharpen/handler.ts";
 
 export interface AppDeps {
   config: Config;
@@ -65,7 +59,7 @@ export interface Services {
   search: SearchService;
   catalog: CatalogService;
   sharpen: SharpenHandler;
-  authenticate: ReturnType<typeof makeAuthenticator>;
+  authenticate: Authenticate;
   /** The rate limiter (per-key limits go through `authenticate`; the dashboard counts sign-ins with it). */
   limiter: RateLimiter;
   /**

@@ -12,16 +12,12 @@ import type { UpstreamClient } from "../upstream/types.ts";
 import type { BoundedCache, IndexOptions } from "./framework/cache.ts";
 import type { Meter } from "./framework/costs.ts";
 
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type JsonObject = { [key: string]: JsonValue };
+import type { JsonObject, JsonValue, Link } from "../json.ts";
+
+export type { JsonObject, JsonValue, Link } from "../json.ts";
 
 /** Paging kinds of spec 3.2. */
 export type PagingKind = "single" | "local" | "page" | "offset" | "token";
-
-export interface Link {
-  label: string;
-  url: string;
-}
 
 /** A filter of the execute envelope (spec 2.3). `token` is the provider's own and never leaves Quarry. */
 export interface Filter {

@@ -3,7 +3,7 @@
  * block, GET /v1/account and POST /v1/sharpen.
  */
 import type { AccountService, Caller } from "../accounts/accounts.ts";
-import type { SharpenStage, SharpenTier } from "../config.ts";
+import { type SharpenStage, type SharpenTier, TIERS } from "../config.ts";
 
 export const STAGE_TIER: Record<Exclude<SharpenStage, "stock">, SharpenTier> = {
   stage1: "sharpen",
@@ -17,8 +17,7 @@ export const STAGE_TIERS_TEXT = Object.entries(STAGE_TIER)
   .map(([stage, tier]) => `${stage} = tier ${tier}`)
   .join(", ");
 
-export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
-export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
+export { STAGES, TIERS } from "../config.ts";
 
 /** Default credits per tier (configurable in the Sharpen config). */
 export const DEFAULT_TIER_CREDITS: Record<SharpenTier, number> = {

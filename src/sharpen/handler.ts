@@ -3,16 +3,16 @@
  * → stage and tier → eligible reviewers → reserve the tier's credits → review → settle (full, or
  * half on a partial ultra2x) → SharpenResponse. Also the catalog's `sharpen` block.
  */
-import type { Caller } from "../accounts/accounts.ts";
+import type { AccountService, Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
-import type { Services, SharpenHandler } from "../services.ts";
-import type { SharpenStage, SharpenTier } from "../config.ts";
+import type { Config, SharpenStage, SharpenTier } from "../config.ts";
+import type { Billing } from "../credits/billing.ts";
 import { ApiError, type CallOrigin, invalidRequest } from "../errors.ts";
 import { HttpUpstreamClient, whileClientWaits } from "../upstream/client.ts";
 import { reportingSteps } from "../upstream/progress.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
-import { allowedStages, effectiveSavedStage, STAGE_TIER, sharpenBlock, tierRank } from "./entitlement.ts";
+import { allowedStages, effectiveSavedStage, STAGE_TIER, type SharpenBlock, sharpenBlock, tierRank } from "./entitlement.ts";
 import { loadPrompts } from "./prompts.ts";
 import { reviewDraft } from "./review.ts";
 import { loadSharpenSettings } from "./reviewers.ts";
@@ -74,8 +74,21 @@ function disabled(message: string, hint: string): ApiError {
   return new ApiError("capability_disabled", message, { hint });
 }
 
+/** Sharpen plugs in here (createSharpenHandler by default; tests may inject their own). */
+export interface SharpenHandler {
+  review(caller: Caller, body: unknown, origin: CallOrigin): Promise<unknown>;
+  block(caller: Caller): SharpenBlock;
+}
+
+/** What the handler uses of the wired services: the configuration, accounts and billing. */
+export interface SharpenServices {
+  config: Config;
+  accounts: AccountService;
+  billing: Billing;
+}
+
 export function createSharpenHandler(
-  services: Omit<Services, "sharpen">,
+  services: SharpenServices,
   deps: SharpenHandlerDeps = {},
 ): SharpenHandler {
   const settings = loadSharpenSettings(services.config.env);

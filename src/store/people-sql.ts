@@ -2,7 +2,7 @@
  * Row mapping shared by both SQL stores for what people use (migration 007): logins, dashboard
  * sessions, OAuth clients, codes, grants and tokens, and the ledger rows the dashboard lists.
  */
-import type { JsonObject } from "../capabilities/types.ts";
+import type { JsonObject } from "../json.ts";
 import { type JsonDecoder, num, numOrNull, type Raw } from "./sql-common.ts";
 import type {
   LedgerEntry,

@@ -3,7 +3,7 @@
  * (snake_case columns, JSON as text or parsed, BIGINT as string) into the row types of types.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { JsonObject } from "../capabilities/types.ts";
+import type { JsonObject } from "../json.ts";
 import { ApiError } from "../errors.ts";
 import type { AccountRow, CachedAction, KeyRow, LedgerEntry, RecordRow, SessionRow } from "./types.ts";
 

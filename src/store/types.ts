@@ -5,7 +5,7 @@
  * Times are epoch milliseconds. JSON columns hold plain JSON values.
  * Every method that changes balances is atomic: `balance.used` can never pass `cap`.
  */
-import type { JsonObject, JsonValue, Link } from "../capabilities/types.ts";
+import type { JsonObject, JsonValue, Link } from "../json.ts";
 import { ApiError } from "../errors.ts";
 
 export interface AccountRow {

@@ -5,7 +5,25 @@
  * Rule (PROVIDERS.md): base URL from `<PROVIDER>_BASE_URL` (or `<PROVIDER>_<HOST>_BASE_URL` for
  * providers with several hosts), key from `<PROVIDER>_API_KEY` or the provider's own name.
  */
-import type { ClientCredentials, KeyPlacement } from "./types.ts";
+/** How a provider's key is attached to a request; the client does it, adapters never see keys. */
+export type KeyPlacement =
+  | { in: "query"; name: string }
+  | { in: "header"; name: string; prefix?: string }
+  /** The adapter writes `{api_key}` in the path; the client substitutes the encoded key. */
+  | { in: "path" };
+
+/**
+ * A provider's optional OAuth 2 client (RFC 6749 4.4, client credentials): the variables holding its
+ * id and secret, where its token is asked for (`tokenHost` + `tokenPath`), and the host the provider's
+ * requests go to with that token (src/upstream/client-credentials.ts).
+ */
+export interface ClientCredentials {
+  idVar: string;
+  secretVar: string;
+  tokenHost: string;
+  tokenPath: string;
+  apiHost: string;
+}
 
 export interface ProviderHost {
   /** Environment variable holding the base URL. */

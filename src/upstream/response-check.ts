@@ -16,10 +16,9 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { UpstreamError } from "./faults.ts";
 import { providerDef } from "./providers.ts";
-import type { UpstreamRequest } from "./types.ts";
+import type { DocumentKind, UpstreamRequest } from "./types.ts";
 
-/** What a request expects when its answer is not JSON: an HTML page, XML, plain text, or a PDF. */
-export type DocumentKind = "html" | "xml" | "text" | "pdf";
+export type { DocumentKind } from "./types.ts";
 
 /** A request's declared answer: a schema for JSON, else the kind of document. */
 export type ResponseDecl = TSchema | DocumentKind;

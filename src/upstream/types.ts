@@ -6,27 +6,10 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ApiError } from "../errors.ts";
-import type { DocumentKind } from "./response-check.ts";
+export type { ClientCredentials, KeyPlacement } from "./providers.ts";
 
-/** How a provider's key is attached to a request; the client does it, adapters never see keys. */
-export type KeyPlacement =
-  | { in: "query"; name: string }
-  | { in: "header"; name: string; prefix?: string }
-  /** The adapter writes `{api_key}` in the path; the client substitutes the encoded key. */
-  | { in: "path" };
-
-/**
- * A provider's optional OAuth 2 client (RFC 6749 4.4, client credentials): the variables holding its
- * id and secret, where its token is asked for (`tokenHost` + `tokenPath`), and the host the provider's
- * requests go to with that token (src/upstream/client-credentials.ts).
- */
-export interface ClientCredentials {
-  idVar: string;
-  secretVar: string;
-  tokenHost: string;
-  tokenPath: string;
-  apiHost: string;
-}
+/** What a request expects when its answer is not JSON: an HTML page, XML, plain text, or a PDF. */
+export type DocumentKind = "html" | "xml" | "text" | "pdf";
 
 /** What every request holds, whatever its answer. */
 export interface RequestBase {

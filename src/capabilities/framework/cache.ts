@@ -9,7 +9,7 @@
  *   kept when a refresh fails.
  */
 import { LRUCache } from "lru-cache";
-import type { JsonValue } from "../types.ts";
+import type { JsonValue } from "../../json.ts";
 
 export interface CacheOptions {
   /** How long a value stays fresh. */
