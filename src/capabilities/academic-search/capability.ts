@@ -4,31 +4,17 @@
  * paging, and fetched-then-cached `details` per work.
  */
 import { pageOf } from "../framework/cursors.ts";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { flag, num, oneOfOr, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { range } from "../framework/rules.ts";
 import { bareOpenAlexId, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
 import { DAY } from "../framework/durations.ts";
+import { type AcademicSearchQuery, academicSearchSchema } from "./schema.ts";
 
-const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1000, maximum: 2100, description }));
-
-export const academicSearchSchema = Type.Object(
-  {
-    query: text(1, 500, "Words to find in titles and abstracts."),
-    from_year: year("Earliest publication year (inclusive); not after `to_year`."),
-    to_year: year("Latest publication year (inclusive); not before `from_year`."),
-    open_access_only: flag(false, "Only works with a free full text."),
-    sort: oneOfOr(["relevance", "cited", "recent"], "relevance", "`relevance`, `cited` (most cited first) or `recent` (newest first)."),
-    num: num(25, 10),
-  },
-  { additionalProperties: false },
-);
-
-export type AcademicSearchQuery = Static<typeof academicSearchSchema>;
+export { type AcademicSearchQuery, academicSearchSchema } from "./schema.ts";
 
 export const academicSearch = defineCapability({
   id: "academic.search",

@@ -7,7 +7,7 @@ import { nullable, nullish } from "../../upstream/response-check.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
-import type { AcademicSearchQuery } from "./capability.ts";
+import type { AcademicSearchQuery } from "./schema.ts";
 
 /** The validated academic.search body (defaults applied): its schema's static type. */
 export type AcademicQuery = AcademicSearchQuery;

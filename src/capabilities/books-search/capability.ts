@@ -3,11 +3,10 @@
  * page paging; free `details` fetched from the work and its editions, cached on the record.
  */
 import { pageOf } from "../framework/cursors.ts";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
-import { num, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
@@ -21,20 +20,9 @@ import {
   workId,
 } from "./openlibrary.ts";
 import { DAY } from "../framework/durations.ts";
+import { type BooksSearchQuery, booksSearchSchema } from "./schema.ts";
 
-const AT_LEAST_ONE = "Give at least one of `query`, `author`, `subject`; they combine.";
-
-export const booksSearchSchema = Type.Object(
-  {
-    query: Type.Optional(text(1, 300, `Words to find in titles, authors and subjects. ${AT_LEAST_ONE}`)),
-    author: Type.Optional(text(1, 200, `Author name, e.g. "Susan Cain". ${AT_LEAST_ONE}`)),
-    subject: Type.Optional(text(1, 200, `Subject, e.g. "introversion". ${AT_LEAST_ONE}`)),
-    num: num(25, 10),
-  },
-  { additionalProperties: false, description: AT_LEAST_ONE },
-);
-
-export type BooksSearchQuery = Static<typeof booksSearchSchema>;
+export { type BooksSearchQuery, booksSearchSchema } from "./schema.ts";
 
 /** The work and its first page of editions, asked together. */
 function fetchWork(ctx: CapabilityContext<unknown>, id: string) {

@@ -9,7 +9,7 @@ import { fixture as recorded } from "../../../test/helpers/capability-kit.ts";
 import { UpstreamError } from "../../upstream/faults.ts";
 import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
-import type { BooksSearchQuery } from "./capability.ts";
+import type { BooksSearchQuery } from "./schema.ts";
 import {
   type OpenLibraryWork,
   openLibraryEditions,

@@ -11,7 +11,7 @@ import { nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
 import { clip, defined, str, strings } from "../shared/read.ts";
-import type { BooksSearchQuery } from "./capability.ts";
+import type { BooksSearchQuery } from "./schema.ts";
 
 const SITE = "https://openlibrary.org";
 const COVERS = "https://covers.openlibrary.org/b/id";

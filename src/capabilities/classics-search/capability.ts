@@ -6,11 +6,10 @@
  * from its plain-text file (free, then cached on the record and, per book, in the bounded cache);
  * for a Wikisource page it is the search snippet kept at search time (no provider call).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest, STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { num, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
 import { arr, obj, str } from "../shared/read.ts";
@@ -19,24 +18,9 @@ import { excerptOf, toExcerptRequest } from "./gutenberg.ts";
 import { type GutendexPage, gutendexSlice, needsNextPage, parseGutendexCursor, toGutenbergRecord, toGutendexRequest } from "./gutendex.ts";
 import { parseWikisourceCursor, toWikisourcePage, toWikisourceRequest, wikisourceFallbackNotes } from "./wikisource.ts";
 import { DAY } from "../framework/durations.ts";
+import { type ClassicsSearchQuery, classicsSearchSchema, EITHER } from "./schema.ts";
 
-const EITHER = "Give `query` or `author` (or both).";
-
-export const classicsSearchSchema = Type.Object(
-  {
-    query: Type.Optional(text(1, 300, `Words of the title or the author's name, e.g. "Frankenstein". ${EITHER}`)),
-    author: Type.Optional(
-      text(1, 200, `Author's name, e.g. "Austen" (searched together with \`query\`: Gutendex matches title and author words). ${EITHER}`),
-    ),
-    language: Type.Optional(
-      Type.String({ minLength: 2, maxLength: 2, pattern: "^[A-Za-z]{2}$", description: "Language of the book, ISO 639-1 (e.g. en, fr, de)." }),
-    ),
-    num: num(25, 10),
-  },
-  { additionalProperties: false, description: EITHER },
-);
-
-export type ClassicsSearchQuery = Static<typeof classicsSearchSchema>;
+export { type ClassicsSearchQuery, classicsSearchSchema } from "./schema.ts";
 
 /** How long a book's excerpt stays in the bounded cache (the text of a public-domain book rarely changes). */
 const EXCERPT_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -4,33 +4,19 @@
  * free repository `details` (README head, top-level files, stats), fetched and cached.
  */
 import { pageOf } from "../framework/cursors.ts";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView, type Source } from "../framework/define.ts";
-import { num, oneOfOr, text } from "../framework/fields.ts";
 import { custom } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
 import { pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
 import { issuePlan, mergedIssueSlice, parseMergedCursor } from "./github-issues.ts";
 import { contentsRequest, movedTo, readmeRequest, repoByIdRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
 import { MINUTE } from "../framework/durations.ts";
+import { type CodehostSearchQuery, codehostSearchSchema } from "./schema.ts";
 
-const KINDS = ["repositories", "code", "issues"] as const;
-
-export const codehostSearchSchema = Type.Object(
-  {
-    query: text(1, 300, "Search terms in GitHub's search syntax: words plus qualifiers such as `language:python`, `user:octocat`, `repo:owner/name`, `is:pr`, `stars:>100`."),
-    kind: oneOfOr(KINDS, "repositories", "`repositories`, `code` (needs a GitHub token in the deployment) or `issues` (issues and pull requests)."),
-    sort: Type.Optional(
-      text(1, 30, "Order: `stars`, `forks` or `updated` for repositories; `created`, `updated` or `comments` for issues; none for code (best match). Default: best match."),
-    ),
-    num: num(30, 10),
-  },
-  { additionalProperties: false },
-);
-
-export type CodehostSearchQuery = Static<typeof codehostSearchSchema>;
+export { type CodehostSearchQuery, codehostSearchSchema } from "./schema.ts";
 
 /** The sort must be one its kind offers (violation at `sort`, or at `kind` when an update changed only the kind). */
 export const sortPerKind = custom(

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { fixture as recorded, response } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
 import { checkShape, ProviderDrift } from "../../upstream/response-check.ts";
-import type { CodehostSearchQuery } from "./capability.ts";
+import type { CodehostSearchQuery } from "./schema.ts";
 import {
   codeRecord,
   githubCodeSearch,

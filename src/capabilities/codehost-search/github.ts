@@ -12,7 +12,7 @@ import { nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest, UpstreamResponse } from "../../upstream/types.ts";
 import type { RecordDraft, SourcePage } from "../types.ts";
 import { clip, defined, obj, str, strings } from "../shared/read.ts";
-import type { CodehostSearchQuery } from "./capability.ts";
+import type { CodehostSearchQuery } from "./schema.ts";
 
 /** GitHub's search returns at most this many results per search, whatever its `total_count`. */
 export const SEARCH_RESULT_CAP = 1_000;

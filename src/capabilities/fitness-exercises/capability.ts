@@ -9,36 +9,21 @@
  * load fails the request answers `502 provider_error` (`504 provider_timeout` when wger is too slow)
  * and nothing is cached: the next request tries again.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
 import { untilAborted } from "../../upstream/deadlines.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { num, text } from "../framework/fields.ts";
 import { type ExerciseIndex, exercisePage, GENERAL_INFORMATION, INDEX_MAX_PAGES, INDEX_PAGE_SIZE, loadExerciseIndex, MAX_RESULTS } from "./exercise-index.ts";
+import { fitnessExercisesSchema } from "./schema.ts";
+
+export { type FitnessExercisesQuery, fitnessExercisesSchema } from "./schema.ts";
 
 export const INDEX_NAME = "wger-exercises";
 /** The index is refreshed (in the background) when older than this. */
 export const INDEX_REFRESH_MS = 24 * 60 * 60 * 1000;
 /** A load of the index gives up after this, inside the first request's 15 s deadline. */
 export const INDEX_LOAD_TIMEOUT_MS = 13_000;
-
-const criterion = (description: string) => Type.Optional(text(1, 120, description, { notBlank: true }));
-
-export const fitnessExercisesSchema = Type.Object(
-  {
-    query: criterion('Words of the exercise\'s name, aliases or instructions, e.g. "squat".'),
-    equipment: criterion('Equipment, e.g. "dumbbell", "barbell", "kettlebell", "bodyweight".'),
-    muscle: criterion('A muscle, anatomical or common English name, e.g. "chest", "quadriceps", "biceps".'),
-    num: num(20, 10),
-  },
-  {
-    additionalProperties: false,
-    description: "Every criterion given must match; with none, the index is listed alphabetically.",
-  },
-);
-
-export type FitnessExercisesQuery = Static<typeof fitnessExercisesSchema>;
 
 /** Waiting for the index past the request's deadline (the load goes on for later requests). */
 const indexTimeout = () => new ApiError("provider_timeout", "The wger exercise index did not load before the deadline.");

@@ -13,7 +13,7 @@ import type { ActionOutput } from "../framework/define.ts";
 import { bool, defined, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
-import type { FlightsSearchQuery } from "./capability.ts";
+import type { FlightsSearchQuery } from "./schema.ts";
 import { durationLabel, flightLeg, flightsEnvelope, legsOf, routeParams, SOURCE } from "./google-flights.ts";
 
 const MAX_OPTIONS = 12;

@@ -15,7 +15,7 @@ import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, bool, defined, int, num, type Obj, obj, str } from "../shared/read.ts";
 import { echoedParameters, objects, readSerpApi, type SerpParams, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, RecordDraft, SourcePage } from "../types.ts";
-import type { FlightsSearchQuery } from "./capability.ts";
+import type { FlightsSearchQuery } from "./schema.ts";
 
 export const SOURCE = "Google Flights via SerpApi";
 

@@ -4,50 +4,19 @@
  * `update` too), occupancy checked against what the source answered for, and `details` (description,
  * nearby places, booking links) fetched once per record for 4 credits, then cached.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
-import { defaulted, oneOf, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
-import { currency } from "../shared/travel-fields.ts";
 import { OCCUPANCY_STATUSES } from "./occupancy.ts";
 import { detailRequest, toDetail } from "./property-details.ts";
 import { SOURCE, toPage, toRequest } from "./google-hotels.ts";
 import { HOUR } from "../framework/durations.ts";
+import { type HotelsSearchQuery, hotelsSearchSchema } from "./schema.ts";
 
-const date = (description: string) =>
-  Type.String({ pattern: "^[0-9]{4}-[0-9]{2}-[0-9]{2}$", description: `${description} (YYYY-MM-DD).` });
-
-export const hotelsSearchSchema = Type.Object(
-  {
-    destination: text(1, 200, "Where to stay: a city, area, landmark or property name, e.g. \"Lucknow\" or \"Bali resorts\"."),
-    check_in: date("Check-in date"),
-    check_out: date("Check-out date; not before `check_in`"),
-    adults: defaulted(Type.Integer({ minimum: 1, maximum: 10, default: 2, description: "Adults (1-10, default 2); at least one adult." })),
-    children_ages: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 1, maximum: 17, description: "A child's age, 1-17 (under one year counts as 1)." }), {
-        maxItems: 5,
-        description: "Age of each child (at most 5 children, each 1-17). Not accepted with `property_type: vacation_rental`.",
-      }),
-    ),
-    currency: currency(),
-    max_price: Type.Optional(Type.Number({ minimum: 0, description: "Highest price per night, in `currency`." })),
-    min_rating: Type.Optional(Type.Number({ minimum: 0, maximum: 5, description: "Lowest guest rating (0-5)." })),
-    amenities: Type.Optional(
-      Type.Array(text(1, 100, "An amenity name as listed, e.g. \"Free Wi-Fi\", \"Pool\", \"Spa\"."), {
-        maxItems: 10,
-        description: "Amenities every result must list (matched by name, case-insensitively; at most 10).",
-      }),
-    ),
-    property_type: oneOf(["hotel", "vacation_rental"], "`hotel` or `vacation_rental`; both kinds when omitted."),
-    sort: oneOf(["relevance", "lowest_price", "highest_rating", "most_reviewed"], "Order of results; the source's relevance when omitted."),
-  },
-  { additionalProperties: false },
-);
-
-export type HotelsSearchQuery = Static<typeof hotelsSearchSchema>;
+export { type HotelsSearchQuery, hotelsSearchSchema } from "./schema.ts";
 
 export const hotelsSearch = defineCapability({
   id: "hotels.search",

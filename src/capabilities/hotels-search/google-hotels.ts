@@ -15,7 +15,7 @@ import { coordinatesOf, gpsCoordinates } from "../shared/geo.ts";
 import { arr, defined, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { cursorField, echoedParameters, nextPageToken, objects, readSerpApi, type SerpParams, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonValue, RecordDraft, SourcePage } from "../types.ts";
-import type { HotelsSearchQuery } from "./capability.ts";
+import type { HotelsSearchQuery } from "./schema.ts";
 import { type Occupancy, occupancyKeys, propertyFindings, requestedOccupancy, searchFindings } from "./occupancy.ts";
 
 export const SOURCE = "Google Hotels via SerpApi";

@@ -11,7 +11,7 @@ import { coordinatesOf, gpsCoordinates } from "../shared/geo.ts";
 import { arr, bool, clip, defined, httpUrl, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
-import type { HotelsSearchQuery } from "./capability.ts";
+import type { HotelsSearchQuery } from "./schema.ts";
 import { hotelRate, SOURCE, serpMetadata, stayEcho, stayParams } from "./google-hotels.ts";
 import { occupancyKeys, propertyFindings, requestedOccupancy, searchFindings } from "./occupancy.ts";
 

@@ -5,26 +5,15 @@
  * time (the full listing and its application links, free).
  */
 import { serpApiSourceOf } from "../shared/serpapi.ts";
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { country, language, num, text } from "../framework/fields.ts";
 import { collectPages } from "../shared/provider-pages.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import { JOBS_PER_PAGE, SOURCE, toProviderPage, toRequest } from "./serpapi-jobs.ts";
 import { HOUR } from "../framework/durations.ts";
+import { type JobsSearchQuery, jobsSearchSchema } from "./schema.ts";
 
-export const jobsSearchSchema = Type.Object(
-  {
-    query: text(1, 500, 'Job title, skills or company, e.g. "barista" or "python developer".'),
-    country: country("Country of the search, ISO 3166-1 alpha-2 (e.g. us, de); sent as Google's `gl`."),
-    language: language("Interface language code, e.g. en, de, pt-BR; sent as Google's `hl`."),
-    location: Type.Optional(text(1, 200, 'Where the jobs are, e.g. "Austin, Texas, United States".')),
-    num: num(25, 10, "Listings per call."),
-  },
-  { additionalProperties: false },
-);
-
-export type JobsSearchQuery = Static<typeof jobsSearchSchema>;
+export { type JobsSearchQuery, jobsSearchSchema } from "./schema.ts";
 
 /** Google pages of about ten: `num` needs ceil(num / 10) of them, one more when a call starts mid-page. */
 export function maxJobRequests(query: Pick<JobsSearchQuery, "num">): number {

@@ -10,7 +10,7 @@ import type { ProviderPage } from "../shared/provider-pages.ts";
 import { arr, clip, defined, httpUrl, type Obj, obj, str, strings } from "../shared/read.ts";
 import { nextPageToken, objects, type SerpAnswer, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
-import type { JobsSearchQuery } from "./capability.ts";
+import type { JobsSearchQuery } from "./schema.ts";
 
 export const SOURCE = "Google Jobs via SerpApi";
 

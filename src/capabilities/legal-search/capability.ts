@@ -7,52 +7,18 @@
  * records without `snippet`, each with the exact legal.read request for its text (`full_text`);
  * `details` is the stored candidate (free; gone → 410 session_expired).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { num, oneOf, oneOfOr, taggedUnion, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { notBlank, range } from "../framework/rules.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
-import { EU_LANGUAGES, SOURCE_CLASSES } from "../shared/legal.ts";
-import { EU_KINDS, parseEuCursor, toEuPage, toEuRequest } from "./cellar.ts";
+import { SOURCE_CLASSES } from "../shared/legal.ts";
+import { parseEuCursor, toEuPage, toEuRequest } from "./cellar.ts";
 import { parseUsCursor, toUsPage, toUsRequest } from "./courtlistener-search.ts";
 import { DAY } from "../framework/durations.ts";
+import { type LegalSearchQuery, legalSearchSchema } from "./schema.ts";
 
-const year = (description: string) => Type.Optional(Type.Integer({ minimum: 1600, maximum: 2100, description }));
-
-export const legalSearchSchema = Type.Object(
-  {
-    search: taggedUnion(
-      "jurisdiction",
-      [
-        Type.Object(
-          {
-            jurisdiction: Type.Literal("us", { description: "United States court decisions (CourtListener)." }),
-            query: text(1, 500, "Words to find in decisions (CourtListener's search syntax works: quotes, AND/OR, caseName:…)."),
-            courts: oneOfOr(["all", "federal", "state"], "all", "`federal`, `state` or `all` courts (default all)."),
-            from_year: year("Decided in or after this year (1600-2100)."),
-            to_year: year("Decided in or before this year (1600-2100)."),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Object(
-          {
-            jurisdiction: Type.Literal("eu", { description: "European Union law and case law (EUR-Lex)." }),
-            query: text(1, 500, "Words that must all appear in the document's title in `language` (case-insensitive)."),
-            kind: oneOf(EU_KINDS, "`judgment`, `legislation` (regulations, directives, decisions) or `opinion`; all three when omitted."),
-            language: oneOfOr(EU_LANGUAGES, "EN", "One of the EU's 24 official languages (default EN): the language of titles and of the text."),
-          },
-          { additionalProperties: false },
-        ),
-      ],
-      "What to search: {jurisdiction: us, query, courts?, from_year?, to_year?} or {jurisdiction: eu, query, kind?, language?}.",
-    ),
-    num: num(10, 3),
-  },
-  { additionalProperties: false },
-);
-
-export type LegalSearchQuery = Static<typeof legalSearchSchema>;
+export { type LegalSearchQuery, legalSearchSchema } from "./schema.ts";
 
 /** The variant's own search (the engine picks a variant's sources by `search/jurisdiction`). */
 function usSearch(query: LegalSearchQuery): Extract<LegalSearchQuery["search"], { jurisdiction: "us" }> {

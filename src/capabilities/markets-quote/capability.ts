@@ -3,30 +3,14 @@
  * SerpApi's `google_finance` engine. Single result, 4 credits a search (update too), detail stored
  * at search time.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { language, oneOfOr, text } from "../framework/fields.ts";
 import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { SOURCE, toPage, toRequest } from "./serpapi-finance.ts";
 import { MINUTE } from "../framework/durations.ts";
+import { marketsQuoteSchema } from "./schema.ts";
 
-export const WINDOWS = ["1D", "5D", "1M", "6M", "YTD", "1Y", "5Y", "MAX"] as const;
-
-export const marketsQuoteSchema = Type.Object(
-  {
-    symbol: text(
-      1,
-      80,
-      "Finance-portal instrument: TICKER:EXCHANGE (GOOGL:NASDAQ), an index (.DJI:INDEXDJX), a fund or a currency pair (EUR-USD).",
-      { pattern: "^[A-Za-z0-9.^:_-]+$" },
-    ),
-    window: oneOfOr(WINDOWS, "1D", "Time range of the price graph and movement."),
-    language: language("Interface language code, e.g. en, de, pt-BR; en when omitted."),
-  },
-  { additionalProperties: false },
-);
-
-export type MarketsQuoteQuery = Static<typeof marketsQuoteSchema>;
+export { type MarketsQuoteQuery, marketsQuoteSchema, WINDOWS } from "./schema.ts";
 
 export const marketsQuote = defineCapability({
   id: "markets.quote",

@@ -7,7 +7,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { MarketsQuoteQuery } from "./capability.ts";
+import type { MarketsQuoteQuery } from "./schema.ts";
 import { readSerpApi, serpApiRequest, serpTime } from "../shared/serpapi.ts";
 import { arr, num, type Obj, obj, str } from "../shared/read.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";

@@ -14,27 +14,18 @@
  * - Deezer track and album records without an album id: stored at search time with `release: null`.
  * - Deezer artist records and all MusicBrainz-fallback records: stored at search time (no call).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { num, oneOfOr, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { completeDeezerDetail, pendingDeezerDetail, toDeezerAlbumRequest, toDeezerPage, toDeezerRequest } from "./deezer.ts";
-import { MUSIC_KINDS, parseCursor } from "./music-query.ts";
+import { parseCursor } from "./music-query.ts";
 import { fallbackNote, toMusicBrainzPage, toMusicBrainzRequest } from "./musicbrainz.ts";
 import { DAY } from "../framework/durations.ts";
+import { MUSIC_KINDS, type MusicSearchQuery, musicSearchSchema } from "./schema.ts";
 
-export const musicSearchSchema = Type.Object(
-  {
-    query: text(1, 300, "Track, artist or album words."),
-    kind: oneOfOr(MUSIC_KINDS, "track", "What to find: `track`, `artist` or `album`."),
-    num: num(25, 10),
-  },
-  { additionalProperties: false },
-);
-
-export type MusicSearchQuery = Static<typeof musicSearchSchema>;
+export { type MusicSearchQuery, musicSearchSchema } from "./schema.ts";
 
 /**
  * Record keys of spec 4.6, each when the source has it (`kind` always): tracks, artists and albums

@@ -3,9 +3,9 @@
  * the source that served the first slice), and small formatting helpers.
  */
 import type { JsonObject, JsonValue } from "../types.ts";
-import type { MusicSearchQuery } from "./capability.ts";
+import type { MUSIC_KINDS, MusicSearchQuery } from "./schema.ts";
 
-export const MUSIC_KINDS = ["track", "artist", "album"] as const;
+export { MUSIC_KINDS } from "./schema.ts";
 export type MusicKind = (typeof MUSIC_KINDS)[number];
 
 /** The validated music.search body with defaults applied (its schema's static type). */

@@ -4,34 +4,21 @@
  * OSRM public demo server is the fallback (car profile only, said in `notes[]`). Single result, one
  * record; no record actions; no update; free.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { oneOfOr } from "../framework/fields.ts";
 import { locateOnce, type PlaceAt } from "../shared/nominatim.ts";
 import { parseOrsMatrix, toOrsMatrixRequest } from "../shared/ors.ts";
 import { parseOsrmTable, toOsrmTableRequest } from "../shared/osrm.ts";
-import { placeSchema } from "../shared/places.ts";
-import { demoEngineNotes, engineRecordKeys, MODES, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
+import { demoEngineNotes, engineRecordKeys, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
 import type { SourcePage } from "../types.ts";
 import { matrixRecord } from "./matrix-record.ts";
 import { HOUR } from "../framework/durations.ts";
+import { type NavigationMatrixQuery, navigationMatrixSchema } from "./schema.ts";
+
+export { type NavigationMatrixQuery, navigationMatrixSchema } from "./schema.ts";
 
 const DEADLINE_MS = 15_000;
-
-export const navigationMatrixSchema = Type.Object(
-  {
-    locations: Type.Array(placeSchema("One place of the matrix."), {
-      minItems: 2,
-      maxItems: 25,
-      description: "The places, 2 to 25; the matrix has one row (from) and one column (to) per place, in this order.",
-    }),
-    mode: oneOfOr(MODES, "driving", "`driving`, `walking` or `cycling` (the fallback engine routes cars only, and says so)."),
-  },
-  { additionalProperties: false },
-);
-
-export type NavigationMatrixQuery = Static<typeof navigationMatrixSchema>;
 
 const placesOf = (query: NavigationMatrixQuery): PlaceAt[] => query.locations.map((place, i) => ({ pointer: `/locations/${i}`, place }));
 

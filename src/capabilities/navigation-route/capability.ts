@@ -5,35 +5,21 @@
  * `notes[]`). Single result (one record, or one per alternative route); no update; `details` is the
  * stored turn-by-turn list, free. Free: both engines and the geocoder are free services.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { flag, oneOfOr } from "../framework/fields.ts";
 import { locateOnce, type PlaceAt } from "../shared/nominatim.ts";
 import { parseOrsDirections, toOrsDirectionsRequest } from "../shared/ors.ts";
 import { parseOsrmRoute, toOsrmRouteRequest } from "../shared/osrm.ts";
-import { placeSchema } from "../shared/places.ts";
-import { demoEngineNotes, engineRecordKeys, MODES, NO_ALTERNATIVES_WITH_WAYPOINTS, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
+import { demoEngineNotes, engineRecordKeys, NO_ALTERNATIVES_WITH_WAYPOINTS, ORS_ENGINE, OSRM_ENGINE } from "../shared/routing.ts";
 import type { SourcePage } from "../types.ts";
 import { routeRecords } from "./route-records.ts";
 import { HOUR } from "../framework/durations.ts";
+import { type NavigationRouteQuery, navigationRouteSchema } from "./schema.ts";
+
+export { type NavigationRouteQuery, navigationRouteSchema } from "./schema.ts";
 
 const DEADLINE_MS = 15_000;
-
-export const navigationRouteSchema = Type.Object(
-  {
-    origin: placeSchema("Where the route starts."),
-    destination: placeSchema("Where the route ends."),
-    waypoints: Type.Optional(
-      Type.Array(placeSchema("A stop on the way."), { maxItems: 10, description: "Stops between origin and destination, in order (at most 10)." }),
-    ),
-    mode: oneOfOr(MODES, "driving", "`driving`, `walking` or `cycling` (the fallback engine routes cars only, and says so)."),
-    alternatives: flag(false, "Ask for alternative routes (between an origin and a destination without waypoints); each is one record."),
-  },
-  { additionalProperties: false },
-);
-
-export type NavigationRouteQuery = Static<typeof navigationRouteSchema>;
 
 /** The request's places in route order, with their pointers (a name that does not geocode is refused there). */
 function placesOf(query: NavigationRouteQuery): PlaceAt[] {

@@ -3,27 +3,14 @@
  * from the credits Serper reports ($0.001 each). Details are stored at search time: the news
  * index's metadata and the original link, never the article.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { num, oneOf, text } from "../framework/fields.ts";
-import { serperSource, TIME_RANGES } from "../shared/serper.ts";
+import { serperSource } from "../shared/serper.ts";
 import { listedNewsCredits, PUBLISHER_PAGE_NOTE, toNewsPage } from "./serper-news.ts";
 import { HOUR } from "../framework/durations.ts";
+import { newsSearchSchema } from "./schema.ts";
 
-export const newsSearchSchema = Type.Object(
-  {
-    query: text(1, 500, "What to find in the news."),
-    country: Type.Optional(Type.String({ pattern: "^[A-Za-z]{2}$", description: "Country edition, two letters (ISO 3166-1 alpha-2, e.g. us, de)." })),
-    language: Type.Optional(
-      Type.String({ pattern: "^[A-Za-z]{2,3}(-[A-Za-z]{2})?$", description: "Language: 2-3 letters, optionally a hyphen and 2 letters (en, de, pt-br)." }),
-    ),
-    time_range: oneOf(TIME_RANGES, "Only articles from the past `day`, `week`, `month` or `year`."),
-    num: num(20, 10),
-  },
-  { additionalProperties: false },
-);
-
-export type NewsSearchQuery = Static<typeof newsSearchSchema>;
+export { type NewsSearchQuery, newsSearchSchema } from "./schema.ts";
 
 export const newsSearch = defineCapability({
   id: "news.search",

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import { readSerpApi, serpApiRefusal } from "../shared/serpapi.ts";
 import type { JsonObject } from "../types.ts";
-import type { PatentsSearchQuery } from "./capability.ts";
+import type { PatentsSearchQuery } from "./schema.ts";
 import {
   DESCRIPTION_EXCERPT_CHARS,
   descriptionExcerpt,

@@ -12,7 +12,7 @@ import type { ProviderPage } from "../shared/provider-pages.ts";
 import { clip, defined } from "../shared/read.ts";
 import { serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
-import type { PatentsSearchQuery } from "./capability.ts";
+import type { PatentsSearchQuery } from "./schema.ts";
 
 /** SerpApi's `num` bounds for google_patents: at least 10 and at most 100 results a page. */
 export const SERPAPI_MIN_NUM = 10;

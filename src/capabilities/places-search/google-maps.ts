@@ -20,7 +20,7 @@ import { coordinatesOf, distanceMeters, gpsCoordinates, type LatLon } from "../s
 import { defined, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { fetchedAt, nextPageParams, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
-import type { PlacesSearchQuery } from "./capability.ts";
+import type { PlacesSearchQuery } from "./schema.ts";
 
 export const SOURCE = "Google Maps via SerpApi";
 /** Provider pages a search may fetch (SPEC 8, "Places paging"). */

@@ -10,7 +10,7 @@ import { coordinatesOf } from "../shared/geo.ts";
 import { arr, bool, clip, defined, httpUrl, int, num, type Obj, obj, str, strings } from "../shared/read.ts";
 import { fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link } from "../types.ts";
-import type { PlacesSearchQuery } from "./capability.ts";
+import type { PlacesSearchQuery } from "./schema.ts";
 import { mapsMetadata, mapsUrl, openNowOf, placeResult, SOURCE } from "./google-maps.ts";
 
 /** The identifiers a search record keeps for its details. */

@@ -4,18 +4,18 @@
  * a call cut from the API's pages (shared/provider-pages.ts), 4 credits per listing page read;
  * details fetched from `GET /property` (4 credits, then cached).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
-import { num, oneOfOr, text } from "../framework/fields.ts";
 import { range } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
+import { realestateSearchSchema } from "./schema.ts";
 import { propertyRequest, toPropertyDetail } from "./zillow-property.ts";
 import { SOURCE, toProviderPage, toRequest } from "./zillow-search.ts";
 import { HOUR } from "../framework/durations.ts";
 
-export const HOME_TYPES = ["house", "condo", "townhouse", "multi_family", "apartment", "land", "manufactured"] as const;
-export const SORTS = ["relevance", "newest", "price_asc", "price_desc", "beds", "baths", "sqft"] as const;
+export { HOME_TYPES, type RealestateSearchQuery, realestateSearchSchema, SORTS } from "./schema.ts";
+
 export const PRICE_KINDS = ["listing_price", "monthly_rent", "reported_sold_price", "unknown"] as const;
 
 /** What the API charges for a listing page or a fresh property detail: $0.004. */
@@ -23,32 +23,6 @@ export const REALESTATE_USD = 0.004;
 
 /** The API's pages hold more listings than `num`: a call reads at most its page and the next. */
 const MAX_REQUESTS = 2;
-
-const price = (description: string) => Type.Optional(Type.Number({ minimum: 0, description }));
-
-export const realestateSearchSchema = Type.Object(
-  {
-    query: text(1, 300, 'A US city and state, ZIP code or neighborhood, e.g. "Santa Monica, CA" or "78704".'),
-    listing_status: oneOfOr(["for_sale", "for_rent", "sold"], "for_sale", "Listings for sale, for rent, or recently sold."),
-    home_types: Type.Optional(
-      Type.Array(Type.Unsafe<(typeof HOME_TYPES)[number]>({ type: "string", enum: [...HOME_TYPES] }), {
-        minItems: 1,
-        maxItems: 7,
-        uniqueItems: true,
-        description: "Only these home types.",
-      }),
-    ),
-    min_price: price("Lowest price in USD (monthly rent for for_rent); not above max_price."),
-    max_price: price("Highest price in USD (monthly rent for for_rent)."),
-    min_beds: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, description: "At least this many bedrooms." })),
-    min_baths: Type.Optional(Type.Integer({ minimum: 1, maximum: 4, description: "At least this many bathrooms." })),
-    sort: oneOfOr(SORTS, "relevance", "Order of the listings."),
-    num: num(20, 10, "Listings per call."),
-  },
-  { additionalProperties: false },
-);
-
-export type RealestateSearchQuery = Static<typeof realestateSearchSchema>;
 
 export const realestateSearch = defineCapability({
   id: "realestate.search",

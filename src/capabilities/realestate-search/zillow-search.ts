@@ -16,7 +16,7 @@ import type { JsonRequest } from "../../upstream/types.ts";
 import type { ProviderPage } from "../shared/provider-pages.ts";
 import { bool, defined, int, num, numeric, type Obj, obj, str } from "../shared/read.ts";
 import type { JsonValue, RecordDraft } from "../types.ts";
-import type { RealestateSearchQuery } from "./capability.ts";
+import type { RealestateSearchQuery } from "./schema.ts";
 
 export const SOURCE = "Zillow via RapidAPI (zillow-com1)";
 export const ZILLOW = "https://www.zillow.com";

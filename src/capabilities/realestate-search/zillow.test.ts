@@ -7,7 +7,7 @@ import { fixture } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
 import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonObject } from "../types.ts";
-import type { RealestateSearchQuery } from "./capability.ts";
+import type { RealestateSearchQuery } from "./schema.ts";
 import { type PropertyAnswer, propertyAnswer, propertyRequest, toPropertyDetail } from "./zillow-property.ts";
 import {
   addressParts,

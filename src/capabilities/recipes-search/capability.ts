@@ -3,33 +3,18 @@
  * Local paging (the whole result set is held in the session), free, details stored at search time;
  * filter results are partial, so their details are looked up again (free) on the first `details`.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
-import { num, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { exactlyOne } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
 import { lookupRequest, mealDetail, NOT_INFERRED, parseMeals, SELECTORS, storedMealDetail, toPage, toRequest } from "./themealdb.ts";
 import { DAY } from "../framework/durations.ts";
+import { ONE_OF, type RecipesSearchQuery, recipesSearchSchema } from "./schema.ts";
 
-const ONE_OF = "Give exactly one of `query`, `ingredient`, `category`, `cuisine`; they cannot be combined.";
-
-const selector = (description: string) => Type.Optional(text(1, 120, `${description} ${ONE_OF}`, { notBlank: true }));
-
-export const recipesSearchSchema = Type.Object(
-  {
-    query: selector(`Meal name or part of it, e.g. "Risotto".`),
-    ingredient: selector(`Main ingredient, e.g. "chicken breast".`),
-    category: selector(`Meal category, e.g. "Seafood", "Dessert", "Vegetarian".`),
-    cuisine: selector(`Cuisine (area), e.g. "Italian", "Japanese".`),
-    num: num(20, 10),
-  },
-  { additionalProperties: false, description: ONE_OF },
-);
-
-export type RecipesSearchQuery = Static<typeof recipesSearchSchema>;
+export { type RecipesSearchQuery, recipesSearchSchema } from "./schema.ts";
 
 /** Exactly one selector: none names the body; each one after the first names its own field. */
 export const oneSelector = exactlyOne([...SELECTORS], {

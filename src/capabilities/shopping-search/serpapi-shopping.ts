@@ -9,7 +9,7 @@ import type { ProviderPage } from "../shared/provider-pages.ts";
 import { clip, defined, httpUrl, int, num, type Obj, str, strings } from "../shared/read.ts";
 import { nextStart, objects, type SerpAnswer, serpApiRequest } from "../shared/serpapi.ts";
 import type { Filter, RecordDraft } from "../types.ts";
-import type { ShoppingSearchQuery } from "./capability.ts";
+import type { ShoppingSearchQuery } from "./schema.ts";
 import { filtersAnswer, filtersOf, layoutOf, type ShoppingLayout, tokenParams } from "./shopping-filters.ts";
 
 export const SOURCE = "Google Shopping via SerpApi";

@@ -5,12 +5,11 @@
  * billed per post, forum free). Without `TWITTERAPI_API_KEY` only `platform: microblog` is
  * unavailable (503 naming the variable); the forum keeps working.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
 import { faultOf } from "../../upstream/faults.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
-import { num, oneOfOr, text } from "../framework/fields.ts";
 import type { CapabilityContext, JsonValue, RecordDraft, SourcePage } from "../types.ts";
 import {
   redditPage,
@@ -21,7 +20,7 @@ import {
   toRedditSearchRequest,
   toRedditUserRequest,
 } from "./reddit.ts";
-import { PLATFORMS, SOCIAL_KINDS } from "./social-query.ts";
+import { PLATFORMS } from "./social-query.ts";
 import {
   MAX_FETCHES,
   parseMicroblogCursor,
@@ -34,22 +33,9 @@ import {
   userDetail,
 } from "./twitterapi.ts";
 import { MINUTE } from "../framework/durations.ts";
+import { type SocialSearchQuery, socialSearchSchema } from "./schema.ts";
 
-export const socialSearchSchema = Type.Object(
-  {
-    platform: Type.Unsafe<(typeof PLATFORMS)[number]>({
-      type: "string",
-      enum: [...PLATFORMS],
-      description: "`microblog` (short public posts; billed per post) or `forum` (community threads; free).",
-    }),
-    query: text(1, 300, "Words to search for (the platform's own search syntax works, e.g. from:name on the microblog)."),
-    kind: oneOfOr(SOCIAL_KINDS, "posts", "`posts` or `profiles` (accounts)."),
-    num: num(25, 10),
-  },
-  { additionalProperties: false },
-);
-
-export type SocialSearchQuery = Static<typeof socialSearchSchema>;
+export { type SocialSearchQuery, socialSearchSchema } from "./schema.ts";
 
 /** USD per microblog post (or profile) returned, and per microblog detail. */
 export const MICROBLOG_ITEM_USD = 0.00015;

@@ -13,7 +13,7 @@ import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, defined, int, num, type Obj, obj, str } from "../shared/read.ts";
 import { echoedParameters, fetchedAt, objects, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, Link, RecordDraft, SourcePage } from "../types.ts";
-import type { TransitRoutesQuery } from "./capability.ts";
+import type { TransitRoutesQuery } from "./schema.ts";
 
 export const SOURCE = "Google Maps via SerpApi";
 

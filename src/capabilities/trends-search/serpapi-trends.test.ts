@@ -8,7 +8,7 @@ import { ApiError } from "../../errors.ts";
 import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
 import { serpApiRefusal } from "../shared/serpapi.ts";
 import type { JsonObject } from "../types.ts";
-import type { TrendsSearchQuery } from "./capability.ts";
+import type { TrendsSearchQuery } from "./schema.ts";
 import { SOURCE, TRENDS_ANSWERS, type TrendsAnswer, toPage as mapPage, toRequest } from "./serpapi-trends.ts";
 
 /** The answer as the upstream client passes it (SerpApi's refusal, then the data type's schema), then mapped. */

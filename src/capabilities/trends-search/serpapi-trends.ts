@@ -8,7 +8,7 @@ import type { JsonRequest } from "../../upstream/types.ts";
 import { arr, clip, defined, num, type Obj, obj, str } from "../shared/read.ts";
 import { fetchedAt, readSerpApi, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
-import type { TrendsSearchQuery } from "./capability.ts";
+import type { TrendsSearchQuery } from "./schema.ts";
 
 export const SOURCE = "Google Trends via SerpApi";
 

@@ -3,34 +3,22 @@
  * paging on its page tokens; free `details` (videos.list, cached) and a billed `transcript` ($0.004,
  * fetched once from YouTube's own captions, cached; a video without one is refused, charging nothing).
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { UpstreamError } from "../../upstream/faults.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
-import { num, oneOf, text } from "../framework/fields.ts";
 import { httpSource } from "../framework/http-source.ts";
 import type { CapabilityContext } from "../types.ts";
+import { type VideoSearchQuery, videoSearchSchema } from "./schema.ts";
 import { cursorToken, toDetail, toSearchPage, toSearchRequest, toVideosRequest, videoId, watchUrl } from "./youtube-data.ts";
 import { captionTracks, chooseTrack, parseTimedText, toPlayerRequest, toTimedTextRequest, toTranscript } from "./youtube-transcript.ts";
 import { HOUR } from "../framework/durations.ts";
 
+export { type VideoSearchQuery, videoSearchSchema } from "./schema.ts";
+
 /** What one transcript costs (spec 4.6): $0.004, 4 credits, on its first (uncached) call. */
 export const TRANSCRIPT_USD = 0.004;
-
-export const videoSearchSchema = Type.Object(
-  {
-    query: text(1, 300, "Words to search YouTube videos for."),
-    num: num(50, 10),
-    published_after: Type.Optional(
-      Type.String({ format: "date-time", description: "Only videos published after this instant, RFC 3339 (e.g. 2024-01-01T00:00:00Z)." }),
-    ),
-    duration: oneOf(["short", "medium", "long"], "Length: `short` (under 4 minutes), `medium` (4-20 minutes) or `long` (over 20 minutes)."),
-  },
-  { additionalProperties: false },
-);
-
-export type VideoSearchQuery = Static<typeof videoSearchSchema>;
 
 /** The stored video id of a record, or a refusal at /record_id. */
 function storedVideoId(record: RecordView<VideoSearchQuery>): string {

@@ -12,7 +12,7 @@ import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft, SourcePage } from "../types.ts";
 import { decodeEntities } from "../shared/html-text.ts";
 import { arr, clip, defined, int, obj, str, strings } from "../shared/read.ts";
-import type { VideoSearchQuery } from "./capability.ts";
+import type { VideoSearchQuery } from "./schema.ts";
 
 /** Snippet length: the start of the search result's description. */
 export const SNIPPET_MAX_CHARS = 300;

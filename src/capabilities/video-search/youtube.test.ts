@@ -13,7 +13,7 @@ import { fixture as recorded, fixtureText } from "../../../test/helpers/capabili
 import { ApiError } from "../../errors.ts";
 import { UpstreamError } from "../../upstream/faults.ts";
 import { checkJsonAnswer, checkShape, ProviderDrift } from "../../upstream/response-check.ts";
-import type { VideoSearchQuery } from "./capability.ts";
+import type { VideoSearchQuery } from "./schema.ts";
 import {
   cursorToken,
   durationSeconds,

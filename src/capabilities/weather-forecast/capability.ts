@@ -6,13 +6,11 @@
  * and licence; `details` is the stored full forecast, free. No update (spec 4.5: single-result
  * capabilities do not offer it, trends.search and markets.quote aside): execute again instead.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
-import { defaulted, oneOfOr, text } from "../framework/fields.ts";
 import { exactlyOne } from "../framework/rules.ts";
-import { coordinatesObject } from "../shared/places.ts";
 import type { CapabilityContext } from "../types.ts";
 import {
   ATTRIBUTION,
@@ -25,26 +23,11 @@ import {
   toForecastRecord,
   toForecastRequest,
   toGeocodingRequest,
-  UNIT_SYSTEMS,
 } from "./openmeteo.ts";
 import { MINUTE } from "../framework/durations.ts";
+import { ONE_PLACE, type WeatherForecastQuery, weatherForecastSchema } from "./schema.ts";
 
-const ONE_PLACE = "Give exactly one of `location` (a place name) or `coordinates`.";
-
-export const weatherForecastSchema = Type.Object(
-  {
-    location: Type.Optional(
-      text(1, 200, `A place name, e.g. "Enschede" or "Paris, France", geocoded with Open-Meteo (first match). ${ONE_PLACE}`, { notBlank: true }),
-    ),
-    coordinates: Type.Optional(coordinatesObject(`The point to forecast, {"lat", "lon"}. ${ONE_PLACE}`)),
-    days: defaulted(Type.Integer({ minimum: 1, maximum: 16, default: 7, description: "Days to forecast, from today (1-16, default 7)." })),
-    granularity: oneOfOr(GRANULARITIES, "daily", "`daily` (one entry a day) or `hourly` (one entry an hour)."),
-    units: oneOfOr(UNIT_SYSTEMS, "metric", "`metric` (°C, km/h, mm) or `imperial` (°F, mph, inch)."),
-  },
-  { additionalProperties: false, description: ONE_PLACE },
-);
-
-export type WeatherForecastQuery = Static<typeof weatherForecastSchema>;
+export { type WeatherForecastQuery, weatherForecastSchema } from "./schema.ts";
 
 const GEOCODE_NAMESPACE = "openmeteo-geocoding";
 const GEOCODE_TTL_MS = 24 * 60 * 60 * 1000;

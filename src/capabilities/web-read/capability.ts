@@ -3,23 +3,12 @@
  * (src/reader: the local engine by default, Jina Reader with `WEB_READ_ENGINE=jina`). One record a
  * call, 5 credits; no update, no record actions.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
 import { defineCapability } from "../framework/define.ts";
-import { defaulted, oneOfOr } from "../framework/fields.ts";
+import { webReadSchema } from "./schema.ts";
 
-export const webReadSchema = Type.Object(
-  {
-    url: Type.String({ format: "uri", minLength: 1, description: "The page to read: an http or https URL on a public address." }),
-    format: oneOfOr(["markdown", "text"], "markdown", "`markdown` (default) or plain `text`."),
-    max_chars: defaulted(
-      Type.Integer({ minimum: 500, maximum: 200_000, default: 20_000, description: "Most characters of content returned (500-200000, default 20000)." }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export type WebReadQuery = Static<typeof webReadSchema>;
+export { type WebReadQuery, webReadSchema } from "./schema.ts";
 
 /** The capability, with the reader's test options (a stub resolver); the registry's uses the defaults. */
 export function webReadCapability(options: ReaderOptions = {}) {

@@ -4,27 +4,16 @@
  * `read` reads a record's page through the reader (src/reader, the same as web.read): 5 credits,
  * fetched once then cached on the record.
  */
-import { type Static, Type } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
 import { defineCapability } from "../framework/define.ts";
-import { country, num, oneOf, text } from "../framework/fields.ts";
-import { serperSource, TIME_RANGES } from "../shared/serper.ts";
+import { serperSource } from "../shared/serper.ts";
 import { toSearchPage } from "./serper-search.ts";
 import { HOUR } from "../framework/durations.ts";
+import { webSearchSchema } from "./schema.ts";
 
-export const webSearchSchema = Type.Object(
-  {
-    query: text(1, 500, "What to search the web for."),
-    num: num(20, 10, "Organic results per page; the first page also has the answer box and knowledge graph when Google shows them, ahead of these"),
-    country: country("Country to search from, ISO 3166-1 alpha-2 (e.g. us, de)."),
-    language: Type.Optional(Type.String({ minLength: 2, maxLength: 5, description: "Interface language, e.g. en, de, pt-br (2-5 characters)." })),
-    time_range: oneOf(TIME_RANGES, "Only results from the past `day`, `week`, `month` or `year`."),
-  },
-  { additionalProperties: false },
-);
-
-export type WebSearchQuery = Static<typeof webSearchSchema>;
+export { type WebSearchQuery, webSearchSchema } from "./schema.ts";
 
 /** Characters of a page `read` returns (web.read's default `max_chars`). */
 export const READ_MAX_CHARS = 20_000;
