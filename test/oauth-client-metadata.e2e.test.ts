@@ -14,11 +14,11 @@ import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { addressPolicy } from "../src/reader/address.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
+import { MemoryOAuthHost } from "./helpers/oauth-host.ts";
 import { person, type Visitor } from "./helpers/people.ts";
 
 const REDIRECT = "http://127.0.0.1:49152/callback";
@@ -71,38 +71,15 @@ after(async () => {
 });
 
 /** An MCP host that identifies itself by its metadata document's URL (the SDK's clientMetadataUrl). */
-class DocumentHost implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  constructor(readonly clientMetadataUrl: string) {}
+class DocumentHost extends MemoryOAuthHost {
+  constructor(readonly clientMetadataUrl: string) {
+    super();
+  }
   get redirectUrl() {
     return REDIRECT;
   }
   get clientMetadata() {
     return { client_name: "unused: the document names the client", redirect_uris: [REDIRECT] };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
   }
 }
 

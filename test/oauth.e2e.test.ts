@@ -10,21 +10,19 @@ import { createHash } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { redirectUriMatches as sdkRedirectUriMatches } from "@modelcontextprotocol/sdk/server/auth/handlers/authorize.js";
 import {
   OAuthClientInformationFullSchema,
-  type OAuthClientInformationMixed,
   OAuthMetadataSchema,
   OAuthProtectedResourceMetadataSchema,
-  type OAuthTokens,
   OAuthTokensSchema,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
 import pkceChallenge from "pkce-challenge";
 import { pkceMatches, redirectUriMatches } from "../src/people/oauth.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
+import { MemoryOAuthHost } from "./helpers/oauth-host.ts";
 import { person, type Visitor } from "./helpers/people.ts";
 
 const REDIRECT = "http://127.0.0.1:49152/callback";
@@ -42,12 +40,13 @@ after(async () => {
 });
 
 /** An MCP host's OAuth state, kept in memory; the "browser" part is done by `visitor`. */
-class HostAuth implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | undefined;
-  constructor(private readonly name = "Test MCP host", private readonly method: "none" | "client_secret_basic" | "client_secret_post" = "none") {}
+class HostAuth extends MemoryOAuthHost {
+  constructor(
+    private readonly name = "Test MCP host",
+    private readonly method: "none" | "client_secret_basic" | "client_secret_post" = "none",
+  ) {
+    super();
+  }
   get redirectUrl() {
     return REDIRECT;
   }
@@ -59,27 +58,6 @@ class HostAuth implements OAuthClientProvider {
       response_types: ["code"],
       token_endpoint_auth_method: this.method,
     };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
   }
 }
 
