@@ -8,7 +8,7 @@ import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView, type Source } from "../framework/define.ts";
-import { custom } from "../framework/rules.ts";
+import { custom, sentPointer } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
 import { pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
 import { issuePlan, mergedIssueSlice, parseMergedCursor } from "./github-issues.ts";
@@ -21,18 +21,19 @@ export { type CodehostSearchQuery, codehostSearchSchema } from "./schema.ts";
 /** The sort must be one its kind offers (violation at `sort`, or at `kind` when an update changed only the kind). */
 export const sortPerKind = custom(
   "`sort` must suit `kind`: `stars`, `forks` or `updated` for repositories; `created`, `updated` or `comments` for issues; code takes no sort.",
-  ({ query, sent }) => {
+  (input) => {
+    const { query } = input;
     const sort = query.sort;
     const kind = typeof query.kind === "string" ? (query.kind as CodehostSearchQuery["kind"]) : "repositories";
     const allowed = SORTS[kind] ?? [];
     if (typeof sort !== "string" || allowed.includes(sort)) return [];
-    const atKind = sent?.has("kind") === true && !sent.has("sort");
+    const { path, stored: atKind } = sentPointer(input, "sort", "kind");
     const fix = atKind ? ` The search's sort is "${sort}": send a sort that suits the new kind, or \`sort: null\`.` : "";
     const message =
       allowed.length === 0
         ? `kind "code" takes no sort (GitHub orders code by best match); remove \`sort\`.${fix}`
         : `sort "${sort}" is not accepted with kind "${kind}"; use ${allowed.map((s) => `"${s}"`).join(", ")}.${fix}`;
-    return [{ path: atKind ? "/kind" : "/sort", message }];
+    return [{ path, message }];
   },
 );
 

@@ -14,7 +14,7 @@ import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
-import { custom, range, type Rule, type RuleInput, validDate } from "../framework/rules.ts";
+import { custom, range, type Rule, type RuleInput, sentPointer, validDate } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
 import { str } from "../shared/read.ts";
 import { FACT_VIEWS, type FactView, factDetails } from "./facts.ts";
@@ -63,10 +63,11 @@ const tickerNamesOneFiler = custom(
 /** The fact views read one filing: `accession` is required with them. */
 const factViewsNeedAccession: Rule = {
   text: "The fact views (`financials`, `revenue_breakdown`) require `accession`.",
-  check({ query, sent }: RuleInput) {
+  check(input: RuleInput) {
+    const { query } = input;
     if (!isFactView(query.view) || query.accession !== undefined) return [];
     // In an update, point at what the caller sent: the view it asked for, or the accession it removed.
-    const at = sent?.has("view") && !sent.has("accession") ? "/view" : "/accession";
+    const at = sentPointer(input, "accession", "view").path;
     return [{ path: at, message: `view "${query.view}" reads one filing: give its \`accession\` (view "filings" lists them)` }];
   },
   // "a fact view → accession", as "the filings view (or the default), or an accession".

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { JsonObject } from "../types.ts";
-import { atLeastOne, checkRules, custom, excludes, exactlyOne, isIsoDate, notBlank, publishedSchema, range, requires, sumAtMost, validDate, when } from "./rules.ts";
+import { atLeastOne, checkRules, custom, excludes, exactlyOne, isIsoDate, notBlank, publishedSchema, range, requires, sentPointer, sumAtMost, validDate, when } from "./rules.ts";
 
 const paths = (rules: Parameters<typeof checkRules>[0], query: JsonObject, sent?: string[]) =>
   checkRules(rules, sent === undefined ? { query } : { query, sent: new Set(sent) }).map((v) => v.path);
@@ -97,4 +97,13 @@ test("the published schema says what JSON Schema can, and validates like the rul
     assert.equal(valid(body), ok, JSON.stringify(body));
     assert.equal(checkRules(rules, { query: body as JsonObject }).length === 0, ok, `rules: ${JSON.stringify(body)}`);
   }
+});
+
+test("sentPointer: the field at execute or when sent; else the first other field the update sent, marked stored", () => {
+  const query = { a: 1, b: 2, c: 3 };
+  assert.deepEqual(sentPointer({ query }, "a", "b"), { path: "/a", stored: false }, "execute: the field itself");
+  assert.deepEqual(sentPointer({ query, sent: new Set(["a", "b"]) }, "a", "b"), { path: "/a", stored: false });
+  assert.deepEqual(sentPointer({ query, sent: new Set(["c", "b"]) }, "a", "b", "c"), { path: "/b", stored: true });
+  assert.deepEqual(sentPointer({ query, sent: new Set(["c"]) }, "a", "b"), { path: "/a", stored: false }, "none sent: the field");
+  assert.deepEqual(sentPointer({ query, sent: new Set(["x"]) }, "x/y", "b"), { path: "/x/y", stored: false }, "a nested field counts as sent with its top-level field");
 });

@@ -74,6 +74,17 @@ export function pathPointer(path: string): string {
   return path === "" ? "" : pointer(...path.split("/"));
 }
 
+/**
+ * Where a violation of `field` points (spec 7: at a field the caller sent): at `field` itself at
+ * execute or when the update sent it; otherwise at the first of `others` the update sent (then
+ * `stored`: `field`'s value came from the search); at `field` when it sent none of them.
+ */
+export function sentPointer(input: RuleInput, field: string, ...others: string[]): { path: string; stored: boolean } {
+  if (sentField(input, field)) return { path: pathPointer(field), stored: false };
+  const sent = others.find((o) => sentField(input, o));
+  return sent === undefined ? { path: pathPointer(field), stored: false } : { path: pathPointer(sent), stored: true };
+}
+
 /** The first of `paths` the caller sent, else the first. */
 function pointAt(input: RuleInput, paths: string[]): string {
   return paths.find((p) => sentField(input, p)) ?? paths[0]!;

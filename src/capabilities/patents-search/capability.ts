@@ -13,7 +13,7 @@
 import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
-import { atLeastOne, custom, range, validDate } from "../framework/rules.ts";
+import { atLeastOne, custom, range, sentPointer, validDate } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
 import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
@@ -39,10 +39,10 @@ export { type PatentsSearchQuery, patentsSearchSchema } from "./schema.ts";
  * `dependentRequired`, which the schema fuzzer's oracle (test/helpers/fuzz-schema.ts) does not know
  * yet; this rule reports the same violation at the same pointers without a schema fragment.
  */
-export const matchNeedsQuery = custom("`match` requires `query`.", ({ query, sent }) => {
-  if (query.match === undefined || query.query !== undefined) return [];
-  const at = sent !== undefined && !sent.has("match") && sent.has("query") ? "/query" : "/match";
-  return [{ path: at, message: at === "/match" ? "`match` requires `query`." : "`match` (from the search) requires `query`." }];
+export const matchNeedsQuery = custom("`match` requires `query`.", (input) => {
+  if (input.query.match === undefined || input.query.query !== undefined) return [];
+  const { path, stored } = sentPointer(input, "match", "query");
+  return [{ path, message: stored ? "`match` (from the search) requires `query`." : "`match` requires `query`." }];
 });
 
 /**

@@ -6,19 +6,12 @@
  * points at a field the caller sent: in an `update` that changed only `text`, at `/params/text`.
  */
 import type { Violation } from "../../errors.ts";
-import { atLeastOne, custom, notBlank, type Rule, type RuleInput } from "../framework/rules.ts";
+import { atLeastOne, custom, notBlank, type Rule, type RuleInput, sentPointer } from "../framework/rules.ts";
 import { BIBLE_TRANSLATIONS, DEFAULT_BIBLE_TRANSLATION } from "./books.ts";
 import { parseBibleReference, parseQuranReference } from "./references.ts";
 
-/** `field`'s pointer, or that of the first of `others` the caller sent when an update did not send `field`. */
-function at(input: RuleInput, field: string, ...others: string[]): { path: string; stored: boolean } {
-  if (input.sent === undefined || input.sent.has(field)) return { path: `/${field}`, stored: false };
-  const sent = others.find((o) => input.sent!.has(o));
-  return sent === undefined ? { path: `/${field}`, stored: false } : { path: `/${sent}`, stored: true };
-}
-
 function violation(input: RuleInput, message: string, field: string, ...others: string[]): Violation[] {
-  const { path, stored } = at(input, field, ...others);
+  const { path, stored } = sentPointer(input, field, ...others);
   return [{ path, message: stored ? `${field} (from the search): ${message}` : message }];
 }
 

@@ -5,7 +5,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { custom, excludes, isIsoDate, requires, when } from "../framework/rules.ts";
+import { custom, excludes, isIsoDate, requires, sentPointer, when } from "../framework/rules.ts";
 import { serpApiSearchCost, serpApiSourceOf } from "../shared/serpapi.ts";
 import { DATA_TYPES, trendsSearchSchema } from "./schema.ts";
 import { SOURCE, termsOf, toPage, toRequest } from "./serpapi-trends.ts";
@@ -18,11 +18,12 @@ const RELATED = new Set(["RELATED_QUERIES", "RELATED_TOPICS"]);
 /** Up to five terms; one for related queries and topics (pointer at `data_type` when an update changed only it). */
 const terms = custom(
   "`query` holds at most five comma-separated terms, and exactly one for RELATED_QUERIES and RELATED_TOPICS.",
-  ({ query, sent }) => {
+  (input) => {
+    const { query } = input;
     const count = termsOf(String(query.query ?? "")).length;
     if (count > 5) return [{ path: "/query", message: `holds ${count} comma-separated terms; at most five are allowed.` }];
     if (count > 1 && RELATED.has(String(query.data_type))) {
-      const at = sent !== undefined && !sent.has("query") && sent.has("data_type") ? "/data_type" : "/query";
+      const at = sentPointer(input, "query", "data_type").path;
       return [{ path: at, message: `${query.data_type} takes one term; the query holds ${count}.` }];
     }
     return [];
