@@ -5,7 +5,7 @@
  * posts {ok, failed, statuses, latencies}.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { startReplay } from "../src/replay/replay-server.ts";
+import { startReplay } from "../src/demo/replay/replay-server.ts";
 
 interface Load {
   url: string;

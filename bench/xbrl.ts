@@ -31,7 +31,7 @@ import { closeXbrlPool } from "../src/capabilities/companies-financials/xbrl-poo
 import { extractFacts } from "../src/capabilities/companies-financials/xbrl.ts";
 import { loadConfig } from "../src/config.ts";
 import { MemoryRateLimiter } from "../src/limits/rate-limiter.ts";
-import { replayEnvironment } from "../src/replay/replay-env.ts";
+import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
 import { hostBusyMeter } from "./cpu.ts";

@@ -16,11 +16,11 @@ import { DEFAULT_PLANS, type Plan } from "../src/config.ts";
 import { registry } from "../src/capabilities/registry.ts";
 import { fitResult } from "../src/mcp/fit.ts";
 import type { JsonObject } from "../src/capabilities/types.ts";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
-import { replayEnvironment } from "../src/replay/replay-env.ts";
-import { answeredByStandInPage, UNHELD_NOTE_PREFIX } from "../src/replay/replay-headers.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
+import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
+import { answeredByStandInPage, UNHELD_NOTE_PREFIX } from "../src/demo/replay/replay-headers.ts";
 import { type RunningQuarry, startQuarry } from "../src/runtime.ts";
-import { simulatedSharpenEnv, startModelSimulator } from "../src/sharpen/model-simulator.ts";
+import { simulatedSharpenEnv, startModelSimulator } from "../src/demo/model-simulator.ts";
 
 const DEMO_PLAN = "demo";
 

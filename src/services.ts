@@ -4,6 +4,7 @@
  * and indexes capabilities keep between calls. Routes (REST and MCP) receive these; nothing here
  * knows about HTTP, so nothing needs to import the app to use them.
  */
+import type { CallWatch } from "./search/run-search.ts";
 import { createHash } from "node:crypto";
 import { AccountService } from "./accounts/accounts.ts";
 import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
@@ -49,6 +50,10 @@ export interface AppDeps {
    * a test CA). Production fetches from public addresses only and has no setting for it.
    */
   clientMetadataFetch?: Pick<ClientMetadataOptions, "policy" | "resolver" | "ca">;
+  /** A watch over each search call's provider answers (run-search.ts); the offline demo installs one (src/demo). */
+  callWatch?: () => CallWatch;
+  /** Said wherever an agent is oriented (catalog and MCP instructions); the offline demo's says it answers from recordings. */
+  notice?: string;
 }
 
 export interface Services {
@@ -59,6 +64,8 @@ export interface Services {
   search: SearchService;
   catalog: CatalogService;
   sharpen: SharpenHandler;
+  /** Said wherever an agent is oriented, when the deployment has one (AppDeps.notice). */
+  notice?: string;
   authenticate: Authenticate;
   /** The rate limiter (per-key limits go through `authenticate`; the dashboard counts sign-ins with it). */
   limiter: RateLimiter;
@@ -126,6 +133,7 @@ export function createServices(deps: AppDeps): Services {
     cache: createBoundedCache(),
     indexes,
     answers,
+    ...(deps.callWatch === undefined ? {} : { callWatch: deps.callWatch }),
   });
   // Built once the other services exist; the catalog reads its block through this late binding.
   let sharpen: SharpenHandler | null = null;
@@ -135,6 +143,7 @@ export function createServices(deps: AppDeps): Services {
     accounts,
     availability,
     sharpen: (caller) => sharpen!.block(caller),
+    ...(deps.notice === undefined ? {} : { notice: deps.notice }),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
   const logins = new LoginService(deps.store, clock, ids);
@@ -165,6 +174,7 @@ export function createServices(deps: AppDeps): Services {
     indexes,
     answers,
     guide,
+    ...(deps.notice === undefined ? {} : { notice: deps.notice }),
   };
   sharpen = deps.sharpen ? deps.sharpen(base) : createSharpenHandler(base, { upstream: deps.upstream });
   return { ...base, sharpen };

@@ -25,8 +25,8 @@ import { after, before, describe, test } from "node:test";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { randomBase62 } from "../src/ids.ts";
-import { replayEnvironment } from "../src/replay/replay-env.ts";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { type QuarryProcess, startQuarryProcess } from "./helpers/process.ts";
 import { openRaw, splitAnswers } from "./helpers/raw-http.ts";
 

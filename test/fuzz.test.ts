@@ -23,8 +23,8 @@ import {
   simulatedSharpenEnv,
   startModelSimulator,
   type ModelSimulator,
-} from "../src/sharpen/model-simulator.ts";
-import { startReplay } from "../src/replay/replay-server.ts";
+} from "../src/demo/model-simulator.ts";
+import { startReplay } from "../src/demo/replay/replay-server.ts";
 import { MAX_BODY_DEPTH, validate } from "../src/validation.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { checkDashboardAnswer, checkOAuthAnswer, formView, postRaw } from "./helpers/fuzz-people.ts";

@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { keyUse } from "../src/accounts/accounts.ts";
 import { randomBase62 } from "../src/ids.ts";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { PostgresStore } from "../src/store/postgres.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 

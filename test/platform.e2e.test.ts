@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { addMonths } from "../src/accounts/periods.ts";
 import { registry } from "../src/capabilities/registry.ts";
-import { DEFAULT_FIXTURES_DIR } from "../src/replay/fixture-index.ts";
+import { DEFAULT_FIXTURES_DIR } from "../src/demo/replay/fixture-index.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { expectCommonFailures } from "./helpers/common-route-tests.ts";
 

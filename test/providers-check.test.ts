@@ -11,8 +11,8 @@ import { PROBES } from "../src/capabilities/probes.ts";
 import { runCli } from "../src/cli/run.ts";
 import { checkProviders, exitCodeOf, formatResults, type ProbeResult } from "../src/cli/providers-check.ts";
 import { loadConfig } from "../src/config.ts";
-import { replayEnvironment } from "../src/replay/replay-env.ts";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
 import { PROVIDERS, type ProviderId } from "../src/upstream/providers.ts";
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { createSharpenHandler } from "../src/sharpen/handler.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
-import { type ModelSimulator, startModelSimulator } from "../src/sharpen/model-simulator.ts";
+import { type ModelSimulator, startModelSimulator } from "../src/demo/model-simulator.ts";
 
 const TIERS = ["sharpen", "plus", "ultra", "ultra2x"];
 const plan = (id: string, extra: Record<string, unknown>) => ({

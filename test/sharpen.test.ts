@@ -15,7 +15,7 @@ import {
   type ModelSimulator,
   type SimulatedRequest,
   startModelSimulator,
-} from "../src/sharpen/model-simulator.ts";
+} from "../src/demo/model-simulator.ts";
 
 const TIERS = ["sharpen", "plus", "ultra", "ultra2x"];
 const PLANS = JSON.stringify([

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Harness, openTestStore, startHarness } from "./helpers/harness.ts";
-import { startReplay, type ReplayServer } from "../src/replay/replay-server.ts";
+import { startReplay, type ReplayServer } from "../src/demo/replay/replay-server.ts";
 import type { Store } from "../src/store/types.ts";
 
 const shared = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL);

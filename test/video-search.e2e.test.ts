@@ -12,7 +12,7 @@ import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { type CapabilityKit, startCapabilityKit } from "./helpers/capability-kit.ts";
 
 let kit: CapabilityKit;

@@ -15,7 +15,7 @@ import { after, before, describe, test } from "node:test";
 import { gunzipSync } from "node:zlib";
 import { webReadCapability } from "../src/capabilities/web-read/capability.ts";
 import { registry } from "../src/capabilities/registry.ts";
-import { type ReplayServer, startReplay } from "../src/replay/replay-server.ts";
+import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 
 const SECRET = "SECRET-INTERNAL-PAGE-127-0-0-2";

@@ -38,13 +38,6 @@ export function updateParamsSchema(cap: Capability): JsonObject {
   return clone;
 }
 
-/** Said wherever an agent is oriented (catalog instructions, MCP's server instructions) in the offline demo. */
-export const DEMO_NOTE =
-  "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources; " +
-  "only the example bodies shown by inspect are guaranteed to have recordings, and a filter or order the " +
-  "recordings do not hold is answered from the recording of the same search, unfiltered (such an answer's " +
-  "notes say which provider parameters its recording was not made with); a record action (`details`) may be " +
-  "answered from the recording of another record, unmarked.";
 
 export class CatalogService {
   constructor(
@@ -53,6 +46,8 @@ export class CatalogService {
       config: Config;
       accounts: AccountService;
       availability: Availability;
+      /** Said wherever an agent is oriented (these instructions, MCP's), when the deployment has one (the offline demo's). */
+      notice?: string;
       sharpen: (caller: Caller) => SharpenBlock;
     },
   ) {}
@@ -85,7 +80,7 @@ export class CatalogService {
       "from a model of a different family than yours. Over MCP the same steps are the tools inspect, execute,",
       "follow_up and sharpen (discover answers this catalog).",
     ];
-    if (this.deps.config.demo) lines.push(DEMO_NOTE);
+    if (this.deps.notice !== undefined) lines.push(this.deps.notice);
     return lines.join(" ");
   }
 

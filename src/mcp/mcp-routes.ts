@@ -30,7 +30,6 @@ import { bearerKey, publicBase, type RateBucket, withChallenge } from "../http/a
 import { hostAllowed, originAllowed } from "./rebinding.ts";
 import { originOf } from "../http/origin.ts";
 import { dropPrototypeKeys, maySpellPrototypeKeys, poisonedKeys } from "../http/json-body.ts";
-import { DEMO_NOTE } from "../catalog/catalog-service.ts";
 import { isObject } from "../validation.ts";
 import { admitMessages, JsonExchange, type TransportAnswer } from "./json-exchange.ts";
 import { ProgressReporter, progressTokenOf, wantsProgress } from "./progress.ts";
@@ -208,7 +207,7 @@ function createServer(
     { name: "quarry", version: API_VERSION },
     {
       capabilities: { tools: {}, resources: {} },
-      instructions: services.config.demo ? `${INSTRUCTIONS} ${DEMO_NOTE}` : INSTRUCTIONS,
+      instructions: services.notice === undefined ? INSTRUCTIONS : `${INSTRUCTIONS} ${services.notice}`,
       jsonSchemaValidator: SCHEMA_VALIDATOR,
     },
   );

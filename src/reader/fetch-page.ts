@@ -4,7 +4,7 @@
  * read up to a byte cap, and its content type checked before its body is read. It never uses the
  * provider client (src/upstream): the address here is the caller's choice, not a provider's.
  */
-import { parseUnheldHeader, UNHELD_HEADER } from "../replay/replay-headers.ts";
+import { parseUnheldHeader, UNHELD_HEADER } from "../demo/replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { request } from "undici";
 import { type AddressPolicy, checkUrl, clipUrl } from "./address.ts";

@@ -3,7 +3,7 @@
 // the circuit breaker kept per target host, so a broken site never pauses Jina for the others.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startReplay, type ReplayServer } from "../replay/replay-server.ts";
+import { startReplay, type ReplayServer } from "../demo/replay/replay-server.ts";
 import { type Harness, startHarness } from "../../test/helpers/harness.ts";
 import { checkShape, ProviderDrift } from "../upstream/response-check.ts";
 import { jinaAnswer, jinaPage, jinaRefusal, jinaRequest } from "./jina.ts";

@@ -11,7 +11,7 @@
  *   connection that fails): `502 provider_error`; too slow (`READ_BUDGET_MS`): `504 provider_timeout`.
  * The local engine uses no circuit breaker: a broken site fails its own reads only.
  */
-import { answeredByStandInPage, unheldNote } from "../replay/replay-headers.ts";
+import { answeredByStandInPage, unheldNote } from "../demo/replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { ApiError, invalidRequest } from "../errors.ts";
 import type { CapabilityContext } from "../capabilities/types.ts";

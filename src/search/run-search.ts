@@ -14,7 +14,6 @@ import { whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import { reportingSteps } from "../upstream/progress.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
-import { DemoRecordings } from "./demo-recordings.ts";
 
 export interface RunnerDeps {
   upstream: UpstreamClient;
@@ -25,9 +24,21 @@ export interface RunnerDeps {
   /** The process's bounded cache and loaded indexes, handed to capabilities through their context. */
   cache: BoundedCache;
   indexes: Indexes;
+  /** A watch over each call's provider answers, when the deployment installs one (the offline demo does: src/demo). */
+  callWatch?: () => CallWatch;
 }
 
-type CallContext = BaseContext & { demo?: DemoRecordings };
+/**
+ * Watches one call's provider answers: the call's client goes through `watch`, a search's answer
+ * gets `note()` among its notes, and a failure is said as `failure` says it.
+ */
+export interface CallWatch {
+  watch(client: UpstreamClient): UpstreamClient;
+  note(): string | undefined;
+  failure(failure: unknown): unknown;
+}
+
+type CallContext = BaseContext & { watch?: CallWatch };
 
 export class SearchRunner {
   /** Calls starting within a few ms share a deadline signal (upstream/deadlines.ts). */
@@ -41,7 +52,7 @@ export class SearchRunner {
     const ctx = this.context(cap, origin, filters);
     try {
       const page = await cap.search(ctx, query, cursor);
-      const note = ctx.demo?.note();
+      const note = ctx.watch?.note();
       return note === undefined ? page : { ...page, notes: [...(page.notes ?? []), note] };
     } catch (err) {
       throw providerFault(ctx, cap, err);
@@ -76,12 +87,12 @@ export class SearchRunner {
     if (gone !== undefined) upstream = whileClientWaits(upstream, gone);
     // A caller following the call (an MCP progressToken) is told each provider answer as a step.
     if (origin.progress !== undefined) upstream = reportingSteps(upstream, origin.progress);
-    // The offline demo watches which recordings answered the call (demo-recordings.ts).
-    const demo = this.deps.config.demo ? new DemoRecordings() : undefined;
-    if (demo !== undefined) upstream = demo.watch(upstream);
+    // A watch the deployment installed (the offline demo's: which recordings answered the call).
+    const watch = this.deps.callWatch?.();
+    if (watch !== undefined) upstream = watch.watch(upstream);
     const { indexes, upstream: processUpstream } = this.deps;
     return {
-      ...(demo === undefined ? {} : { demo }),
+      ...(watch === undefined ? {} : { watch }),
       upstream,
       signal: this.deadlines.signal(cap.deadlineMs),
       now: this.nowDate,
@@ -99,11 +110,12 @@ export class SearchRunner {
 /**
  * What an adapter threw, as the catalog error the caller gets: an ApiError (or the client gone) as it
  * is; anything else (an answer in an unexpected shape) provider_error, or provider_timeout when the
- * deadline had passed; `refine` (a record action's) then, and the demo's "no recording" last.
+ * deadline had passed; `refine` (a record action's) then, and the call's watch last (the offline
+ * demo's "no recording").
  */
 function providerFault(ctx: CallContext, cap: Capability, err: unknown, refine: (e: unknown) => unknown = (e) => e): unknown {
   const failure = refine(asProviderError(err, cap.id, ctx.signal.aborted));
-  return ctx.demo?.failure(failure) ?? failure;
+  return ctx.watch?.failure(failure) ?? failure;
 }
 
 /** Adapter failures that are not ApiErrors (unexpected body shapes) are the provider's fault. */

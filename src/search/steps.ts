@@ -13,7 +13,7 @@ import type { Store } from "../store/types.ts";
 import type { AnswerCache } from "../upstream/answer-cache.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { RecordRows } from "./record-rows.ts";
-import { SearchRunner } from "./run-search.ts";
+import { type CallWatch, SearchRunner } from "./run-search.ts";
 import { SearchSessions } from "./search-sessions.ts";
 
 export interface SearchDeps {
@@ -29,6 +29,8 @@ export interface SearchDeps {
   indexes: Indexes;
   /** Quarry's cache of provider answers (upstream/answer-cache.ts). */
   answers: AnswerCache;
+  /** A watch over each call's provider answers, when the deployment installs one (run-search.ts). */
+  callWatch?: () => CallWatch;
 }
 
 export interface SearchSteps {

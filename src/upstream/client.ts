@@ -20,7 +20,6 @@ import {
 import { Agent, request } from "undici";
 import type { Config } from "../config.ts";
 import { ApiError, ClientGone } from "../errors.ts";
-import { REPLAY_MISS_HEADER } from "../replay/replay-headers.ts";
 import { challengeOf, looksLikeHtml } from "./challenge.ts";
 import { ClientTokens, tokenHeaders, tokenRequest, type tokenResponse, tokenRoute } from "./client-credentials.ts";
 import { deadlineOf } from "./deadlines.ts";
@@ -28,7 +27,7 @@ import { describeWait, UpstreamError, WARNED_FAULTS, warningOf } from "./faults.
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
 import { type OAuthClient, PROVIDERS, type ProviderDef, pacingIntervalOf, providerDef } from "./providers.ts";
 import { checkJsonAnswer, ProviderDrift } from "./response-check.ts";
-import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
+import type { AnswerScreen, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 
 /**
  * The client as one call sees it: every request carries the call's `clientGone`, so an adapter
@@ -135,22 +134,6 @@ function under(url: URL, base: string, anyScheme: boolean): { path: string; quer
   return { path: url.pathname.slice(prefix.length) || "/", ...(Object.keys(query).length > 0 ? { query } : {}) };
 }
 
-/**
- * The offline demo's answer for a request its recordings do not hold: said plainly, not as the
- * provider's 404 (nothing is wrong with the provider), and not retryable. `detail` follows the
- * opening words ("No recording of this request in the offline demo").
- */
-export function demoNoRecording(detail: string, cause?: unknown): ApiError {
-  return new ApiError("provider_error", `No recording of this request in the offline demo${detail}`, {
-    retryable: false,
-    hint:
-      "The demo answers from recorded responses: each capability's inspect examples, and the follow-ups `npm run demo -- --check` " +
-      "runs (the first example's more, update and its first record's actions); other queries, pages and records are mostly not " +
-      "recorded. Run `npm start` (real providers) for them.",
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
 /** The breaker a request counts against: its own key, else its provider and host. */
 function breakerKeyOf(req: UpstreamRequest): string {
   return req.breakerKey ?? (req.host === undefined || req.host === "default" ? req.provider : `${req.provider}:${req.host}`);
@@ -188,13 +171,15 @@ export class HttpUpstreamClient implements UpstreamClient {
   private readonly waitUntil = new Map<string, number>();
 
   constructor(
-    private readonly config: Pick<Config, "providers" | "upstream"> & Partial<Pick<Config, "demo">>,
+    private readonly config: Pick<Config, "providers" | "upstream">,
     private logger?: UpstreamLogger,
     private readonly breakerSettings: BreakerSettings = {
       threshold: config.upstream.breakerThreshold,
       halfOpenAfterMs: config.upstream.breakerHalfOpenMs,
     },
     pacing: PacingSettings = {},
+    /** Looks at every raw answer before it is read (installed by the offline demo; none in production). */
+    private readonly screen?: AnswerScreen,
   ) {
     const paced: PacingSettings = {};
     for (const def of Object.values(PROVIDERS) as ProviderDef[]) {
@@ -495,10 +480,8 @@ export class HttpUpstreamClient implements UpstreamClient {
       throw new AttemptError("the response body was cut off", true);
     }
     const accepted = req.acceptStatus?.includes(status) ?? false;
-    // A miss of the demo's recordings is said plainly, unless the request fetches an optional part
-    // (its absence is then the reading): an adapter would report another 404 as the caller's id
-    // not existing (found by an agent walkthrough: "EUR-Lex has no document" for a real CELEX).
-    if (this.config.demo === true && res.headers[REPLAY_MISS_HEADER] !== undefined && !(accepted && req.optionalPart)) throw demoNoRecording(` (${req.provider} ${req.method} ${req.path}).`);
+    // The deployment's screen of raw answers, when it has one (the offline demo's: src/demo).
+    this.screen?.(req, { status, headers: res.headers }, accepted);
     // A challenge answers with any status (AWS WAF: 202, Cloudflare: 403 or 503): recognised first.
     const challenge = challengeOf(res.headers, typeof payload === "string" ? payload : payload.subarray(0, 16_384).toString("latin1"));
     if (challenge !== undefined) {

@@ -130,3 +130,15 @@ export interface UpstreamClient {
   attachLogger?(logger: { warn(obj: object, msg: string): void }): void;
   close(): Promise<void>;
 }
+
+/**
+ * A look at each raw answer before the client reads it: it may throw the call's error. `accepted`:
+ * the request accepts this status. The offline demo installs one (src/demo/no-recording.ts) so that a
+ * request its recordings do not hold is said plainly; a live deployment has none.
+ */
+export type AnswerScreen = (
+  req: UpstreamRequest,
+  answer: { status: number; headers: Record<string, string | string[] | undefined> },
+  accepted: boolean,
+) => void;
+

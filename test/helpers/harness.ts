@@ -3,6 +3,7 @@
  * on the embedded store (temp dir) or on PostgreSQL (a fresh schema) when DATABASE_URL is set,
  * with the Redis limiter when REDIS_URL is set. Calls go over real HTTP.
  */
+import { DEMO } from "../../src/demo/install.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,8 +15,8 @@ import { ManualClock } from "../../src/clock.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { randomBase62 } from "../../src/ids.ts";
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "../../src/limits/rate-limiter.ts";
-import { type ReplayServer, startReplay } from "../../src/replay/replay-server.ts";
-import { replayEnvironment } from "../../src/replay/replay-env.ts";
+import { type ReplayServer, startReplay } from "../../src/demo/replay/replay-server.ts";
+import { replayEnvironment } from "../../src/demo/replay/replay-env.ts";
 import { PostgresStore } from "../../src/store/postgres.ts";
 import { SqliteStore } from "../../src/store/sqlite.ts";
 import type { Store } from "../../src/store/types.ts";
@@ -109,7 +110,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const store = options.store ?? opened!.store;
   const limiter: RateLimiter =
     options.limiter ?? (useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter());
-  const upstream = new HttpUpstreamClient(config);
+  // As runtime.ts does: the offline demo's hooks when QUARRY_DEMO=1.
+  const upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, config.demo ? DEMO.answerScreen : undefined);
   const clock = options.clock ?? new ManualClock(Date.now());
   const answerStore = useRedis() && config.answerCache.enabled ? await RedisAnswerStore.connect(process.env.REDIS_URL!, {}) : undefined;
   const app = await buildApp({
@@ -123,6 +125,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.sharpen ? { sharpen: options.sharpen } : {}),
     ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     ...(answerStore ? { answerStore } : {}),
+    ...(config.demo ? { callWatch: DEMO.callWatch, notice: DEMO.notice } : {}),
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

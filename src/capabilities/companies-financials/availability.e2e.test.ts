@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { startCapabilityKit } from "../../../test/helpers/capability-kit.ts";
-import { startReplay } from "../../replay/replay-server.ts";
+import { startReplay } from "../../demo/replay/replay-server.ts";
 
 test("without SEC_USER_AGENT: unavailable, 503 capability_unavailable naming it, nothing charged", async () => {
   const kit = await startCapabilityKit("companies.financials", { env: { SEC_USER_AGENT: "" } });

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError, ClientGone, invalidRequest } from "../errors.ts";
-import { UNHELD_HEADER, unheldHeader } from "../replay/replay-headers.ts";
+import { UNHELD_HEADER, unheldHeader } from "./replay/replay-headers.ts";
 import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
 import { DemoRecordings } from "./demo-recordings.ts";
 

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** `<repo>/fixtures/providers`, resolved from this module so callers need no cwd assumptions. */
-export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL("../../fixtures/providers/", import.meta.url));
+export const DEFAULT_FIXTURES_DIR = fileURLToPath(new URL("../../../fixtures/providers", import.meta.url));
 
 /** Folders whose name is not their provider id. `serpapi-<engine>` folders are handled by rule. */
 export const FOLDER_PREFIX_OVERRIDES: Readonly<Record<string, string>> = {

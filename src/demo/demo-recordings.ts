@@ -1,7 +1,7 @@
 /**
  * The offline demo's watch over one call's provider answers. The replay answers an unrecorded
  * variant of a recorded request with the nearest recording and names, in a header, the request's
- * params that recording was not made with (src/replay/held-params.ts). One call's watch gathers
+ * params that recording was not made with (src/demo/replay/held-params.ts). One call's watch gathers
  * them, so that:
  * - a search's answer says so in a note (spec 2.3 `notes`; record actions have none, spec 2.7);
  * - a capability's refusal of such a recording (a return-flights search answered with the outbound
@@ -11,8 +11,8 @@
  * Only with QUARRY_DEMO=1 (SearchRunner, run-search.ts); a live deployment never reads the header.
  */
 import { ApiError } from "../errors.ts";
-import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "../replay/replay-headers.ts";
-import { demoNoRecording } from "../upstream/client.ts";
+import { parseUnheldHeader, UNHELD_HEADER, unheldNote } from "./replay/replay-headers.ts";
+import { demoNoRecording } from "./no-recording.ts";
 import type { UpstreamClient, UpstreamRequest } from "../upstream/types.ts";
 
 /** Failures that, after a loosely matched recording, mean "not recorded". */

@@ -11,7 +11,7 @@
  * sent at the provider's documented default, ask for what the recording already holds; they are not
  * named.
  */
-import { isObject } from "../validation.ts";
+import { isObject } from "../../validation.ts";
 import { STAND_IN_PATH } from "./replay-headers.ts";
 import { type FixtureEntry, IGNORED_QUERY_PARAMS, isPlaceholder } from "./fixture-index.ts";
 

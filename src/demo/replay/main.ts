@@ -1,5 +1,5 @@
 /**
- * Standalone replay upstream: `tsx src/replay/main.ts [--port N] [--host H] [--latency MS]`.
+ * Standalone replay upstream: `tsx src/demo/replay/main.ts [--port N] [--host H] [--latency MS]`.
  * Prints the URL and the environment to point Quarry at it, then serves until interrupted.
  */
 import { replayEnvironment } from "./replay-env.ts";

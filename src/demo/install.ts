@@ -1,0 +1,31 @@
+/**
+ * What the offline demo installs in a Quarry it starts (runtime.ts, and the test harness, when
+ * QUARRY_DEMO=1): a screen on the upstream client that says "no recording" plainly, a watch over each
+ * search call's answers (which recordings answered it, and whether one stood in for another), and
+ * the notice agents are given. Production modules take these as generic hooks and never ask
+ * whether they run in a demo.
+ */
+import type { CallWatch } from "../search/run-search.ts";
+import type { AnswerScreen } from "../upstream/types.ts";
+import { DemoRecordings } from "./demo-recordings.ts";
+import { demoAnswerScreen } from "./no-recording.ts";
+
+/** Said wherever an agent is oriented (catalog instructions, MCP's server instructions) in the offline demo. */
+export const DEMO_NOTE =
+  "DEMO: this deployment answers from recorded provider responses (recorded demo data), not live sources; " +
+  "only the example bodies shown by inspect are guaranteed to have recordings, and a filter or order the " +
+  "recordings do not hold is answered from the recording of the same search, unfiltered (such an answer's " +
+  "notes say which provider parameters its recording was not made with); a record action (`details`) may be " +
+  "answered from the recording of another record, unmarked.";
+
+export interface DemoInstall {
+  answerScreen: AnswerScreen;
+  callWatch: () => CallWatch;
+  notice: string;
+}
+
+export const DEMO: DemoInstall = {
+  answerScreen: demoAnswerScreen,
+  callWatch: () => new DemoRecordings(),
+  notice: DEMO_NOTE,
+};
