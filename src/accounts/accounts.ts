@@ -7,7 +7,7 @@ import type { Clock } from "../clock.ts";
 import { type Config, findPlan, type Plan, type SharpenStage } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { type IdGenerator, randomBase62 } from "../ids.ts";
-import type { AccountPatch, AccountRow, KeyRow, Store } from "../store/types.ts";
+import type { AccountPatch, AccountRow, AccountStore, KeyRow, PeopleStore } from "../store/types.ts";
 import { addMonths, nextPeriodEnd } from "./periods.ts";
 
 export const KEY_PREFIX = "qk_live_";
@@ -82,7 +82,8 @@ const TOKEN_HINT =
 
 export class AccountService {
   constructor(
-    private readonly store: Store,
+    /** Accounts and keys, and the OAuth tokens a caller may present instead of a key. */
+    private readonly store: AccountStore & Pick<PeopleStore, "findOAuthToken" | "touchOAuthGrant">,
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,

@@ -12,7 +12,7 @@ import { balanceOf } from "../accounts/accounts.ts";
 import type { Clock } from "../clock.ts";
 import { ApiError, type CallOrigin, ClientGone } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { AccountRow, Committed, CommitOp, KeyBudget, Reservation, Store } from "../store/types.ts";
+import type { AccountRow, Committed, CommitOp, KeyBudget, Reservation, LedgerStore } from "../store/types.ts";
 
 export interface BillableCall {
   /** Capability id (or `sharpen`) for the ledger. */
@@ -48,7 +48,7 @@ export interface Billed<T> {
 
 export class Billing {
   constructor(
-    private readonly store: Store,
+    private readonly store: LedgerStore,
     private readonly accounts: AccountService,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,

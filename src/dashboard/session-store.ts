@@ -9,7 +9,7 @@ import { hash } from "node:crypto";
 import type { SessionStore } from "@fastify/session";
 import type { Session } from "fastify";
 import type { JsonObject } from "../capabilities/types.ts";
-import type { Store } from "../store/types.ts";
+import type { PeopleStore } from "../store/types.ts";
 
 export function sessionIdHash(sessionId: string): string {
   return hash("sha256", sessionId, "hex");
@@ -27,7 +27,7 @@ export const ANONYMOUS_SESSION_TTL_MS = 30 * 60 * 1000;
 
 export class StoreSessionStore implements SessionStore {
   constructor(
-    private readonly store: Store,
+    private readonly store: PeopleStore,
     /** Lifetime of a session without a cookie expiry (never, with the dashboard's settings). */
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,

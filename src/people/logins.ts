@@ -6,7 +6,7 @@
 import type { Clock } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { LoginRow, Store } from "../store/types.ts";
+import type { AccountStore, LoginRow, PeopleStore } from "../store/types.ts";
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from "./passwords.ts";
 
 /** The longest email address (RFC 5321's path limit). */
@@ -30,7 +30,7 @@ export function emailProblem(email: string): string | null {
 
 export class LoginService {
   constructor(
-    private readonly store: Store,
+    private readonly store: PeopleStore & Pick<AccountStore, "getAccount">,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}

@@ -41,7 +41,7 @@ import type { JsonObject } from "../capabilities/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { type IdGenerator, randomBase62 } from "../ids.ts";
-import type { OAuthClientRow, OAuthGrantRow, OAuthTokenRow, Store } from "../store/types.ts";
+import type { OAuthClientRow, OAuthGrantRow, OAuthTokenRow, PeopleStore } from "../store/types.ts";
 import { isObject, validate } from "../validation.ts";
 import { type ClientMetadataDocuments, isDocumentClientId } from "./client-metadata.ts";
 import { ClientRegistrationSchema } from "./oauth-schemas.ts";
@@ -157,7 +157,7 @@ export function endpoints(base: string): OAuthEndpoints {
 
 export class OAuthService {
   constructor(
-    private readonly store: Store,
+    private readonly store: PeopleStore,
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,

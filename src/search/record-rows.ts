@@ -5,7 +5,7 @@
 import type { Capability, SearchPage, StoredRecordView } from "../capabilities/types.ts";
 import { invalidRequest } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import { type CachedAction, MAX_SESSION_RECORDS, type RecordRow, type SessionRow, type Store } from "../store/types.ts";
+import { type CachedAction, MAX_SESSION_RECORDS, type RecordRow, type SearchStore, type SessionRow } from "../store/types.ts";
 import { queryAt } from "./session-state.ts";
 
 /** Refuse a page that would take a search past MAX_SESSION_RECORDS (inside the billed work: released, not charged). */
@@ -23,7 +23,7 @@ export function recordView(record: RecordRow, session: SessionRow): StoredRecord
 }
 
 export class RecordRows {
-  constructor(private readonly deps: { ids: IdGenerator; store: Pick<Store, "getSource"> }) {}
+  constructor(private readonly deps: { ids: IdGenerator; store: Pick<SearchStore, "getSource"> }) {}
 
   /**
    * A page's drafts as rows from position `from`. When the capability maps its stored details from

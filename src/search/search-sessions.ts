@@ -8,7 +8,7 @@ import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { ApiError, sessionExpired } from "../errors.ts";
-import type { CommitOp, RecordRow, SessionRow, Store } from "../store/types.ts";
+import type { CommitOp, RecordRow, SearchStore, SessionRow } from "../store/types.ts";
 import { type SessionState, stateJson } from "./session-state.ts";
 
 /**
@@ -19,7 +19,7 @@ export const UNKNOWN_ID_HINT =
   "Use a search_id or record_id from an answer to this account's own calls; a search expires 24 hours after its last use and is later removed. Execute again for new ids.";
 
 export class SearchSessions {
-  constructor(private readonly deps: { store: Pick<Store, "getSession" | "getRecord" | "getRecords">; clock: Clock; config: Config }) {}
+  constructor(private readonly deps: { store: Pick<SearchStore, "getSession" | "getRecord" | "getRecords">; clock: Clock; config: Config }) {}
 
   /** The live search of this account, or 404 / 410. */
   async live(caller: Caller, searchId: string): Promise<SessionRow> {

@@ -9,7 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
 import type { IdGenerator } from "../ids.ts";
-import type { Store } from "../store/types.ts";
+import type { SearchStore } from "../store/types.ts";
 import type { AnswerCache } from "../upstream/answer-cache.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { RecordRows } from "./record-rows.ts";
@@ -19,7 +19,8 @@ import { SearchSessions } from "./search-sessions.ts";
 export interface SearchDeps {
   availability: Availability;
   billing: Billing;
-  store: Store;
+  /** The search sessions and records a call reads (its writes go with the charge, through billing). */
+  store: SearchStore;
   config: Config;
   upstream: UpstreamClient;
   ids: IdGenerator;

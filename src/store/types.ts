@@ -326,14 +326,20 @@ export interface Committed {
   charged: number;
 }
 
-export interface Store {
+/** The store's life and its deployment-wide settings. */
+export interface StoreLifecycle {
   readonly kind: "sqlite" | "postgres";
   /** Apply pending migrations (versioned, idempotent). */
   migrate(): Promise<void>;
   /** Cheap liveness probe of the database; rejects when it is unreachable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** The stored value of a setting, storing `initial` first when there is none (first writer wins). */
+  setting(name: string, initial: string): Promise<string>;
+}
 
+/** Accounts and their API keys. */
+export interface AccountStore {
   // Accounts
   createAccount(account: NewAccount): Promise<AccountRow>;
   getAccount(id: string): Promise<AccountRow | null>;
@@ -367,7 +373,12 @@ export interface Store {
    * row before the key's, as reserve and commit do. Returns the key after; null when unknown.
    */
   setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null>;
+  /** Mark a key used (lastUsedAt); a no-op for an unknown key. */
+  touchKey(keyId: string, at: number): Promise<void>;
+}
 
+/** The billing ledger: credit holds, the commit that settles a call with what it writes, and the ledger's views. */
+export interface LedgerStore {
   // Credits
   /**
    * Hold `reservation.amount` credits if `used + reserved + amount <= cap`, atomically; with a
@@ -391,6 +402,15 @@ export interface Store {
   /** Usage per capability and operation since `since`. */
   usage(accountId: string, since: number): Promise<{ capability: string; operation: string; calls: number; credits: number }[]>;
 
+  // Ledger views for the dashboard
+  /** Calls and credits per UTC day and capability since `since`, by day then capability. */
+  usageByDay(accountId: string, since: number): Promise<DailyUsage[]>;
+  /** The account's latest ledger rows, newest first. */
+  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]>;
+}
+
+/** Search sessions and their records (written by LedgerStore.commit with the call's charge). */
+export interface SearchStore {
   // Sessions and records
   getSession(id: string): Promise<SessionRow | null>;
   /** Records of a session with `from <= position < to`, ordered by position. */
@@ -401,8 +421,10 @@ export interface Store {
   getSource(searchId: string, position: number): Promise<string | null>;
   /** Delete up to `limit` sessions (and their records) that expired before `before`. Returns how many. */
   sweepExpired(before: number, limit: number): Promise<number>;
+}
 
-  // People: logins, dashboard sessions, OAuth (docs/dashboard.md)
+/** People: logins, dashboard sessions and OAuth (docs/dashboard.md). */
+export interface PeopleStore {
   /** Store a login; false (nothing written) when its email is taken. */
   createLogin(login: LoginRow): Promise<boolean>;
   findLoginByEmail(email: string): Promise<LoginRow | null>;
@@ -413,16 +435,11 @@ export interface Store {
   /** Replace a login's password hash and end its dashboard sessions. False when there is none. */
   setLoginPassword(id: string, passwordHash: string): Promise<boolean>;
   noteSignIn(loginId: string, at: number): Promise<void>;
-  /** Mark a key used (lastUsedAt); a no-op for an unknown key. */
-  touchKey(keyId: string, at: number): Promise<void>;
 
   getWebSession(idHash: string): Promise<WebSessionRow | null>;
   /** Insert or replace. */
   setWebSession(session: WebSessionRow): Promise<void>;
   deleteWebSession(idHash: string): Promise<void>;
-
-  /** The stored value of a setting, storing `initial` first when there is none (first writer wins). */
-  setting(name: string, initial: string): Promise<string>;
 
   /** Save a client; one whose id exists already has its metadata replaced (a client known by its metadata document, saved again). */
   createOAuthClient(client: OAuthClientRow): Promise<void>;
@@ -456,10 +473,10 @@ export interface Store {
    * before `before`. Returns how many rows went.
    */
   sweepPeople(before: number, limit: number): Promise<number>;
-
-  // Ledger views for the dashboard
-  /** Calls and credits per UTC day and capability since `since`, by day then capability. */
-  usageByDay(accountId: string, since: number): Promise<DailyUsage[]>;
-  /** The account's latest ledger rows, newest first. */
-  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]>;
 }
+
+/**
+ * The whole store, by aggregate; each service takes only the aggregates it uses. The contract suite
+ * (store-contract.test-suite.ts) holds both dialects to all of it.
+ */
+export interface Store extends StoreLifecycle, AccountStore, LedgerStore, SearchStore, PeopleStore {}
