@@ -6,17 +6,12 @@
 import pg from "pg";
 import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
+import { jsonb, type PgAccess, type Queryable } from "./postgres-access.ts";
+import { PostgresPeople } from "./postgres-people.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
   DAY_MS,
-  TOKEN_JOIN_COLUMNS,
   toLedger,
-  toLogin,
-  toOAuthClient,
-  toOAuthCode,
-  toOAuthGrant,
-  toOAuthToken,
-  toWebSession,
 } from "./people-sql.ts";
 import {
   bound,
@@ -59,17 +54,7 @@ import type {
 } from "./types.ts";
 import { SessionChanged } from "./types.ts";
 
-/**
- * JSON text PostgreSQL's jsonb accepts: it refuses the NUL character and unpaired surrogates, which
- * provider data may carry. Both become U+FFFD (the replacement character) instead of failing the call.
- */
-export function jsonb(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "string" && (v.includes("\u0000") || !v.isWellFormed())
-      ? v.replaceAll("\u0000", "\uFFFD").toWellFormed()
-      : v,
-  );
-}
+export { jsonb } from "./postgres-access.ts";
 
 export interface PostgresOpenOptions {
   /** Schema for every table (created if missing); tests use a fresh one each to isolate themselves. */
@@ -289,7 +274,6 @@ class KeyRefused extends Error {
   }
 }
 
-type Queryable = pg.Pool | pg.PoolClient;
 
 /** How long the server lets a transaction sit idle before ending it (and releasing its locks). */
 export const IDLE_IN_TRANSACTION_MS = 5000;
@@ -312,6 +296,8 @@ export class PostgresStore implements Store {
   private lostCallTimer: NodeJS.Timeout | undefined;
   /** The pass over lostCalls under way, if any (one at a time). */
   private settling: Promise<void> | null = null;
+  /** The people aggregate (postgres-people.ts), on this store's pool, error mapping and transactions. */
+  private readonly people: PostgresPeople;
 
   private constructor(
     pool: pg.Pool,
@@ -324,6 +310,14 @@ export class PostgresStore implements Store {
   ) {
     this.keyCache = keyCache;
     this.pool = pool;
+    const access: PgAccess = {
+      pool,
+      guard: (work) => this.guard(work),
+      transaction: (work) => this.transaction(work),
+      rows: (sql, params, on) => this.rows(sql, params, on),
+      row: (sql, params, on) => this.row(sql, params, on),
+    };
+    this.people = new PostgresPeople(access);
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
@@ -1292,86 +1286,11 @@ export class PostgresStore implements Store {
     });
   }
 
-  // People: logins, dashboard sessions, OAuth
-
-  createLogin(login: LoginRow): Promise<boolean> {
-    return this.guard(async () => {
-      const row = await this.row(
-        `INSERT INTO logins (id, account_id, email, password_hash, created_at, last_sign_in_at)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (email) DO NOTHING RETURNING id`,
-        [login.id, login.accountId, login.email, login.passwordHash, login.createdAt, login.lastSignInAt],
-      );
-      return row !== undefined;
-    });
-  }
-
-  findLoginByEmail(email: string): Promise<LoginRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM logins WHERE email = $1", [email]);
-      return row ? toLogin(row) : null;
-    });
-  }
-
-  getLogin(id: string): Promise<LoginRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM logins WHERE id = $1", [id]);
-      return row ? toLogin(row) : null;
-    });
-  }
-
-  listLogins(accountId: string): Promise<LoginRow[]> {
-    return this.guard(async () =>
-      (await this.rows("SELECT * FROM logins WHERE account_id = $1 ORDER BY created_at, id", [accountId])).map(toLogin),
-    );
-  }
-
-  deleteLogin(id: string): Promise<boolean> {
-    // Its sessions go with it (web_sessions.login_id ON DELETE CASCADE).
-    return this.guard(async () => (await this.row("DELETE FROM logins WHERE id = $1 RETURNING id", [id])) !== undefined);
-  }
-
-  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
-    return this.transaction(async (client) => {
-      const row = await this.row("UPDATE logins SET password_hash = $2 WHERE id = $1 RETURNING id", [id, passwordHash], client);
-      if (!row) return false;
-      await client.query("DELETE FROM web_sessions WHERE login_id = $1", [id]);
-      return true;
-    });
-  }
-
-  noteSignIn(loginId: string, at: number): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("UPDATE logins SET last_sign_in_at = $2 WHERE id = $1", [loginId, at]);
-    });
-  }
+  // People: logins, dashboard sessions, OAuth (postgres-people.ts)
 
   touchKey(keyId: string, at: number): Promise<void> {
     return this.guard(async () => {
       await this.pool.query("UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [keyId, at]);
-    });
-  }
-
-  getWebSession(idHash: string): Promise<WebSessionRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM web_sessions WHERE id_hash = $1", [idHash]);
-      return row ? toWebSession(row, decodeJsonParsed) : null;
-    });
-  }
-
-  setWebSession(session: WebSessionRow): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query(
-        `INSERT INTO web_sessions (id_hash, account_id, login_id, data, expires_at) VALUES ($1, $2, $3, $4::jsonb, $5)
-         ON CONFLICT (id_hash) DO UPDATE SET account_id = EXCLUDED.account_id, login_id = EXCLUDED.login_id,
-           data = EXCLUDED.data, expires_at = EXCLUDED.expires_at`,
-        [session.idHash, session.accountId, session.loginId, jsonb(session.data), session.expiresAt],
-      );
-    });
-  }
-
-  deleteWebSession(idHash: string): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("DELETE FROM web_sessions WHERE id_hash = $1", [idHash]);
     });
   }
 
@@ -1385,161 +1304,88 @@ export class PostgresStore implements Store {
     });
   }
 
+  createLogin(login: LoginRow): Promise<boolean> {
+    return this.people.createLogin(login);
+  }
+
+  findLoginByEmail(email: string): Promise<LoginRow | null> {
+    return this.people.findLoginByEmail(email);
+  }
+
+  getLogin(id: string): Promise<LoginRow | null> {
+    return this.people.getLogin(id);
+  }
+
+  listLogins(accountId: string): Promise<LoginRow[]> {
+    return this.people.listLogins(accountId);
+  }
+
+  deleteLogin(id: string): Promise<boolean> {
+    return this.people.deleteLogin(id);
+  }
+
+  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
+    return this.people.setLoginPassword(id, passwordHash);
+  }
+
+  noteSignIn(loginId: string, at: number): Promise<void> {
+    return this.people.noteSignIn(loginId, at);
+  }
+
+  getWebSession(idHash: string): Promise<WebSessionRow | null> {
+    return this.people.getWebSession(idHash);
+  }
+
+  setWebSession(session: WebSessionRow): Promise<void> {
+    return this.people.setWebSession(session);
+  }
+
+  deleteWebSession(idHash: string): Promise<void> {
+    return this.people.deleteWebSession(idHash);
+  }
+
   createOAuthClient(client: OAuthClientRow): Promise<void> {
-    return this.guard(async () => {
-      // A client known by its metadata document is saved again when its document changes (same id).
-      await this.pool.query("INSERT INTO oauth_clients (id, secret_hash, metadata, created_at) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT (id) DO UPDATE SET metadata = EXCLUDED.metadata", [
-        client.id,
-        client.secretHash,
-        jsonb(client.metadata),
-        client.createdAt,
-      ]);
-    });
+    return this.people.createOAuthClient(client);
   }
 
   getOAuthClient(id: string): Promise<OAuthClientRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM oauth_clients WHERE id = $1", [id]);
-      return row ? toOAuthClient(row, decodeJsonParsed) : null;
-    });
+    return this.people.getOAuthClient(id);
   }
 
   createOAuthCode(code: OAuthCodeRow): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query(
-        `INSERT INTO oauth_codes (code_hash, client_id, account_id, grant_id, redirect_uri, code_challenge, scope, resource,
-           expires_at, created_at, used_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          code.hash,
-          code.clientId,
-          code.accountId,
-          code.grantId,
-          code.redirectUri,
-          code.codeChallenge,
-          code.scope,
-          code.resource,
-          code.expiresAt,
-          code.createdAt,
-          code.usedAt,
-        ],
-      );
-    });
+    return this.people.createOAuthCode(code);
   }
 
   useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null> {
-    return this.transaction(async (client) => {
-      // The row lock makes two exchanges of one code take turns: the second sees it used.
-      const row = await this.row("SELECT * FROM oauth_codes WHERE code_hash = $1 FOR UPDATE", [hash], client);
-      if (!row) return null;
-      const code = toOAuthCode(row);
-      if (code.usedAt !== null) return { code, firstUse: false };
-      await client.query("UPDATE oauth_codes SET used_at = $2 WHERE code_hash = $1", [hash, at]);
-      return { code: { ...code, usedAt: at }, firstUse: true };
-    });
-  }
-
-  private async insertTokens(tokens: readonly OAuthTokenRow[], client: pg.PoolClient): Promise<void> {
-    for (const t of tokens) {
-      await client.query(
-        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, expires_at, created_at, used_at) VALUES ($1, $2, $3, $4, $5, $6)",
-        [t.hash, t.grantId, t.kind, t.expiresAt, t.createdAt, t.usedAt],
-      );
-    }
-  }
-
-  createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
-    return this.transaction(async (client) => {
-      await client.query(
-        `INSERT INTO oauth_grants (id, account_id, client_id, client_name, scope, resource, created_at, last_used_at, revoked_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          grant.id,
-          grant.accountId,
-          grant.clientId,
-          grant.clientName,
-          grant.scope,
-          grant.resource,
-          grant.createdAt,
-          grant.lastUsedAt,
-          grant.revokedAt,
-        ],
-      );
-      await this.insertTokens(tokens, client);
-    });
+    return this.people.useOAuthCode(hash, at);
   }
 
   findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null> {
-    return this.guard(async () => {
-      const row = await this.row(
-        `SELECT ${TOKEN_JOIN_COLUMNS} FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-         JOIN accounts a ON a.id = g.account_id WHERE t.token_hash = $1`,
-        [hash],
-      );
-      return row ? { token: toOAuthToken(row, "t_"), grant: toOAuthGrant(row, "g_"), account: toAccount(row) } : null;
-    });
+    return this.people.findOAuthToken(hash);
+  }
+
+  createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
+    return this.people.createOAuthGrant(grant, tokens);
   }
 
   rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid"> {
-    return this.transaction(async (client) => {
-      const row = await this.row(
-        `SELECT t.kind, t.expires_at, t.used_at, g.revoked_at FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
-         WHERE t.token_hash = $1 FOR UPDATE OF t`,
-        [hash],
-        client,
-      );
-      if (row?.kind !== "refresh" || row.revoked_at !== null || num(row.expires_at) <= at) return "invalid";
-      if (row.used_at !== null) return "reused";
-      await client.query("UPDATE oauth_tokens SET used_at = $2 WHERE token_hash = $1", [hash, at]);
-      await this.insertTokens(tokens, client);
-      return "rotated";
-    });
+    return this.people.rotateOAuthRefresh(hash, at, tokens);
   }
 
   listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]> {
-    return this.guard(async () =>
-      (await this.rows("SELECT * FROM oauth_grants WHERE account_id = $1 ORDER BY created_at, id", [accountId])).map((r) =>
-        toOAuthGrant(r),
-      ),
-    );
+    return this.people.listOAuthGrants(accountId);
   }
 
   revokeOAuthGrant(grantId: string, at: number): Promise<number | null> {
-    // Its tokens stay until they expire (the sweeper), so a call with one is told it was revoked.
-    return this.guard(async () => {
-      const row = await this.row("UPDATE oauth_grants SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING revoked_at", [
-        grantId,
-        at,
-      ]);
-      return row ? num(row.revoked_at) : null;
-    });
+    return this.people.revokeOAuthGrant(grantId, at);
   }
 
   touchOAuthGrant(grantId: string, at: number): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("UPDATE oauth_grants SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [
-        grantId,
-        at,
-      ]);
-    });
+    return this.people.touchOAuthGrant(grantId, at);
   }
 
   sweepPeople(before: number, limit: number): Promise<number> {
-    return this.guard(async () => {
-      if (limit <= 0) return 0;
-      let swept = 0;
-      for (const [table, key] of [
-        ["web_sessions", "id_hash"],
-        ["oauth_codes", "code_hash"],
-        ["oauth_tokens", "token_hash"],
-      ] as const) {
-        const result = await this.pool.query(
-          `DELETE FROM ${table} WHERE ${key} IN (SELECT ${key} FROM ${table} WHERE expires_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-          [before, Math.floor(limit)],
-        );
-        swept += result.rowCount ?? 0;
-      }
-      return swept;
-    });
+    return this.people.sweepPeople(before, limit);
   }
 
   usageByDay(accountId: string, since: number): Promise<DailyUsage[]> {
