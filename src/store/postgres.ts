@@ -8,14 +8,13 @@ import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
 import { jsonb, type PgAccess, type Queryable } from "./postgres-access.ts";
 import { PostgresPeople } from "./postgres-people.ts";
+import { PostgresSessions } from "./postgres-sessions.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
 import {
   DAY_MS,
   toLedger,
 } from "./people-sql.ts";
 import {
-  bound,
-  decodeJsonParsed,
   KEY_JOIN_COLUMNS,
   LEDGER_COLUMNS,
   ledgerValues,
@@ -23,12 +22,9 @@ import {
   refuseNewerSchema,
   num,
   numOrNull,
-  RECORD_COLUMNS,
   type Raw,
   toAccount,
   toKey,
-  toRecord,
-  toSession,
 } from "./sql-common.ts";
 import type {
   AccountPatch,
@@ -298,6 +294,8 @@ export class PostgresStore implements Store {
   private settling: Promise<void> | null = null;
   /** The people aggregate (postgres-people.ts), on this store's pool, error mapping and transactions. */
   private readonly people: PostgresPeople;
+  /** The search sessions' reads and sweep (postgres-sessions.ts); their writes are the billing commit's. */
+  private readonly sessions: PostgresSessions;
 
   private constructor(
     pool: pg.Pool,
@@ -318,6 +316,7 @@ export class PostgresStore implements Store {
       row: (sql, params, on) => this.row(sql, params, on),
     };
     this.people = new PostgresPeople(access);
+    this.sessions = new PostgresSessions(access);
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
@@ -1229,61 +1228,26 @@ export class PostgresStore implements Store {
     );
   }
 
-  // Sessions and records
+  // Sessions and records (postgres-sessions.ts)
 
   getSession(id: string): Promise<SessionRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM sessions WHERE id = $1", [id]);
-      return row ? toSession(row, decodeJsonParsed) : null;
-    });
+    return this.sessions.getSession(id);
   }
 
   getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]> {
-    return this.guard(async () =>
-      (
-        await this.rows(
-          `SELECT ${RECORD_COLUMNS} FROM records r WHERE r.search_id = $1 AND r.position >= $2 AND r.position < $3
-           ORDER BY r.position`,
-          [searchId, Math.ceil(bound(from)), Math.ceil(bound(to))],
-        )
-      ).map((r) => toRecord(r, decodeJsonParsed)),
-    );
+    return this.sessions.getRecords(searchId, from, to);
   }
 
   getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null> {
-    return this.guard(async () => {
-      const row = await this.row(
-        `SELECT ${RECORD_COLUMNS}, s.id AS s_id, s.account_id AS s_account_id, s.capability AS s_capability, s.query AS s_query,
-           s.state AS s_state, s.expires_at AS s_expires_at, s.created_at AS s_created_at
-         FROM records r JOIN sessions s ON s.id = r.search_id WHERE r.id = $1`,
-        [id],
-      );
-      return row
-        ? { record: toRecord(row, decodeJsonParsed), session: toSession(row, decodeJsonParsed, "s_") }
-        : null;
-    });
+    return this.sessions.getRecord(id);
   }
 
   getSource(searchId: string, position: number): Promise<string | null> {
-    return this.guard(async () => {
-      if (!Number.isSafeInteger(position) || position < 0) return null;
-      const row = await this.row("SELECT source FROM records WHERE search_id = $1 AND position = $2", [searchId, position]);
-      return typeof row?.source === "string" ? row.source : null;
-    });
+    return this.sessions.getSource(searchId, position);
   }
 
   sweepExpired(before: number, limit: number): Promise<number> {
-    return this.guard(async () => {
-      if (limit <= 0) return 0;
-      // Bounded batch; SKIP LOCKED leaves sessions being touched or swept elsewhere to the next round,
-      // and the outer condition re-checks expiry on the locked row. Records go by ON DELETE CASCADE.
-      const result = await this.pool.query(
-        `DELETE FROM sessions WHERE expires_at < $1 AND id IN (
-           SELECT id FROM sessions WHERE expires_at < $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [before, Math.floor(limit)],
-      );
-      return result.rowCount ?? 0;
-    });
+    return this.sessions.sweepExpired(before, limit);
   }
 
   // People: logins, dashboard sessions, OAuth (postgres-people.ts)
