@@ -27,3 +27,9 @@ export function jsonb(value: unknown): string {
       : v,
   );
 }
+
+/**
+ * A key's use in its account's current period ($2: the account's period_end): what it used in an
+ * earlier period counts 0 (a new period resets it without a write).
+ */
+export const KEY_USED = "CASE WHEN used_period_end IS NOT DISTINCT FROM $2::bigint THEN credits_used ELSE 0 END";

@@ -6,7 +6,8 @@
 import pg from "pg";
 import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
-import { jsonb, type PgAccess, type Queryable } from "./postgres-access.ts";
+import { jsonb, KEY_USED, type PgAccess, type Queryable } from "./postgres-access.ts";
+import { PostgresAccounts } from "./postgres-accounts.ts";
 import { PostgresPeople } from "./postgres-people.ts";
 import { PostgresSessions } from "./postgres-sessions.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
@@ -15,7 +16,6 @@ import {
   toLedger,
 } from "./people-sql.ts";
 import {
-  KEY_JOIN_COLUMNS,
   LEDGER_COLUMNS,
   ledgerValues,
   loadMigrations,
@@ -24,7 +24,6 @@ import {
   numOrNull,
   type Raw,
   toAccount,
-  toKey,
 } from "./sql-common.ts";
 import type {
   AccountPatch,
@@ -192,19 +191,6 @@ function sessionGone(): ApiError {
   return sessionExpired("The search expired while this call was running.");
 }
 
-/** Patchable account fields and their columns (also the whitelist for the dynamic UPDATE). */
-const PATCH_COLUMNS = {
-  name: "name",
-  planId: "plan_id",
-  status: "status",
-  cadence: "cadence",
-  creditsUsed: "credits_used",
-  creditsCap: "credits_cap",
-  periodEnd: "period_end",
-  periodAnchor: "period_anchor",
-  sharpenStage: "sharpen_stage",
-} as const satisfies Record<Exclude<keyof AccountPatch, "grant">, string>;
-
 /** Records go in as one JSON array parameter: one round trip however many there are. */
 const INSERT_RECORDS = `INSERT INTO records (id, search_id, account_id, position, summary, ref, detail, links, actions,
     source_at, source)
@@ -235,11 +221,6 @@ const RELEASE_KEYED = `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETU
   k AS (UPDATE api_keys k SET credits_reserved = k.credits_reserved - acct.r_amount FROM acct WHERE k.id = acct.r_key_id)
   SELECT * FROM acct`;
 
-/**
- * A key's use in its account's current period ($2: the account's period_end): what it used in an
- * earlier period counts 0 (a new period resets it without a write).
- */
-const KEY_USED = "CASE WHEN used_period_end IS NOT DISTINCT FROM $2::bigint THEN credits_used ELSE 0 END";
 
 /** A hold against a key's limit ($1 key, $2 account's period_end, $3 amount); no row when it does not fit. */
 const HOLD_KEY = `UPDATE api_keys SET credits_used = ${KEY_USED}, used_period_end = $2::bigint,
@@ -296,6 +277,8 @@ export class PostgresStore implements Store {
   private readonly people: PostgresPeople;
   /** The search sessions' reads and sweep (postgres-sessions.ts); their writes are the billing commit's. */
   private readonly sessions: PostgresSessions;
+  /** Accounts and keys (postgres-accounts.ts), with the key lookups' cache. */
+  private readonly accounts: PostgresAccounts;
 
   private constructor(
     pool: pg.Pool,
@@ -317,6 +300,7 @@ export class PostgresStore implements Store {
     };
     this.people = new PostgresPeople(access);
     this.sessions = new PostgresSessions(access);
+    this.accounts = new PostgresAccounts(access, keyCache);
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
@@ -558,183 +542,59 @@ export class PostgresStore implements Store {
     return this.lostCalls.size;
   }
 
-  // Accounts
+  // Accounts and keys (postgres-accounts.ts)
 
   createAccount(account: NewAccount): Promise<AccountRow> {
-    return this.guard(async () =>
-      toAccount(
-        (await this.row(
-          `INSERT INTO accounts (id, name, plan_id, status, cadence, credits_used, credits_reserved, credits_cap,
-             period_end, period_anchor, sharpen_stage, created_at)
-           VALUES ($1, $2, $3, $4, $5, 0, 0, $6, $7, $8, $9, $10) RETURNING *`,
-          [
-            account.id,
-            account.name,
-            account.planId,
-            account.status,
-            account.cadence,
-            account.creditsCap,
-            account.periodEnd,
-            account.periodAnchor,
-            account.sharpenStage,
-            account.createdAt,
-          ],
-        ))!,
-      ),
-    );
+    return this.accounts.createAccount(account);
   }
 
   getAccount(id: string): Promise<AccountRow | null> {
-    return this.guard(() => this.account(id, this.pool));
-  }
-
-  private async account(id: string, on: Queryable): Promise<AccountRow | null> {
-    const row = await this.row("SELECT * FROM accounts WHERE id = $1", [id], on);
-    return row ? toAccount(row) : null;
+    return this.accounts.getAccount(id);
   }
 
   listAccounts(): Promise<AccountRow[]> {
-    return this.guard(async () =>
-      (await this.rows("SELECT * FROM accounts ORDER BY created_at, id")).map(toAccount),
-    );
+    return this.accounts.listAccounts();
   }
 
   countAccounts(): Promise<number> {
-    return this.guard(async () => num((await this.row("SELECT COUNT(*) AS n FROM accounts"))?.n));
+    return this.accounts.countAccounts();
   }
 
   updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.keyCache.changing({ accountId: id }, () => this.updateAccountRow(id, patch));
-  }
-
-  private updateAccountRow(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.guard(async () => {
-      const sets: string[] = [];
-      const params: unknown[] = [id];
-      for (const [field, column] of Object.entries(PATCH_COLUMNS) as [keyof typeof PATCH_COLUMNS, string][]) {
-        const value = patch[field];
-        if (value === undefined || (field === "creditsUsed" && patch.grant === "restore")) continue;
-        params.push(value);
-        sets.push(`${column} = $${params.length}`);
-      }
-      // Right-hand sides read the row as it was: saving the grant sees credits_used before it is reset.
-      if (patch.grant === "save") sets.push("grant_used = credits_used");
-      if (patch.grant === "restore") sets.push("credits_used = grant_used");
-      if (sets.length === 0) return this.account(id, this.pool);
-      const row = await this.row(`UPDATE accounts SET ${sets.join(", ")} WHERE id = $1 RETURNING *`, params);
-      return row ? toAccount(row) : null;
-    });
+    return this.accounts.updateAccount(id, patch);
   }
 
   rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    return this.keyCache.changing({ accountId }, () =>
-      this.guard(async () => {
-        await this.pool.query(
-          "UPDATE accounts SET credits_used = 0, period_end = $3 WHERE id = $1 AND period_end = $2",
-          [accountId, expectedPeriodEnd, newPeriodEnd],
-        );
-      }),
-    );
+    return this.accounts.rollPeriod(accountId, expectedPeriodEnd, newPeriodEnd);
   }
 
-  // Keys
-
   createKey(key: NewKey): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query(
-        `INSERT INTO api_keys (id, account_id, key_hash, hint, name, created_at, revoked_at, last_used_at, credit_limit)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          key.id,
-          key.accountId,
-          key.hash,
-          key.hint,
-          key.name,
-          key.createdAt,
-          key.revokedAt,
-          key.lastUsedAt ?? null,
-          key.creditLimit ?? null,
-        ],
-      );
-    });
+    return this.accounts.createKey(key);
   }
 
   findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    return this.keyCache.lookup(hash, () =>
-      this.guard(async () => {
-        const row = await this.row(
-          `SELECT ${KEY_JOIN_COLUMNS}, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = $1`,
-          [hash],
-        );
-        return row ? { key: toKey(row, "k_"), account: toAccount(row) } : null;
-      }),
-    );
+    return this.accounts.findKeyByHash(hash);
   }
 
   getKey(keyId: string): Promise<KeyRow | null> {
-    return this.guard(async () => {
-      const row = await this.row("SELECT * FROM api_keys WHERE id = $1", [keyId]);
-      return row ? toKey(row) : null;
-    });
+    return this.accounts.getKey(keyId);
   }
 
   setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null> {
-    return this.keyCache.changing({ keyId }, () =>
-      this.transaction(async (client) => {
-        // The account's row first, as reserve and commit lock it, then the key's.
-        const account = await this.row(
-          `SELECT a.id, a.period_end FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = $1 FOR UPDATE OF a`,
-          [keyId],
-          client,
-        );
-        if (!account) return null;
-        const before = await this.row("SELECT credit_limit FROM api_keys WHERE id = $1 FOR UPDATE", [keyId], client);
-        if (!before) return null;
-        let row: Raw | undefined;
-        if (limit === null) {
-          row = await this.row("UPDATE api_keys SET credit_limit = NULL WHERE id = $1 RETURNING *", [keyId], client);
-        } else if (before.credit_limit === null) {
-          // Counted afresh: its use of this period as the ledger has it.
-          row = await this.row(
-            `UPDATE api_keys SET credit_limit = $3, used_period_end = $2::bigint,
-               credits_used = (SELECT COALESCE(SUM(credits), 0) FROM ledger WHERE account_id = $4 AND created_at >= $5 AND key_id = $1)
-             WHERE id = $1 RETURNING *`,
-            [keyId, numOrNull(account.period_end), limit, String(account.id), periodStart],
-            client,
-          );
-        } else {
-          row = await this.row(
-            `UPDATE api_keys SET credit_limit = $3, credits_used = ${KEY_USED}, used_period_end = $2::bigint WHERE id = $1 RETURNING *`,
-            [keyId, numOrNull(account.period_end), limit],
-            client,
-          );
-        }
-        return row ? toKey(row) : null;
-      }),
-    );
+    return this.accounts.setKeyLimit(keyId, limit, periodStart);
   }
 
   listKeys(accountId: string): Promise<KeyRow[]> {
-    return this.guard(async () =>
-      (
-        await this.rows("SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id", [accountId])
-      ).map((r) => toKey(r)),
-    );
+    return this.accounts.listKeys(accountId);
   }
 
   revokeKey(keyId: string, at: number): Promise<number | null> {
-    return this.keyCache.changing({ keyId }, () => this.revokeKeyRow(keyId, at));
+    return this.accounts.revokeKey(keyId, at);
   }
 
-  private revokeKeyRow(keyId: string, at: number): Promise<number | null> {
-    return this.guard(async () => {
-      // The first revocation time is kept: revoking again does not rewrite history.
-      const row = await this.row("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING revoked_at", [
-        keyId,
-        at,
-      ]);
-      return row ? num(row.revoked_at) : null;
-    });
+  /** An account read on `on` (a transaction's client, or the pool). */
+  private account(id: string, on: Queryable): Promise<AccountRow | null> {
+    return this.accounts.account(id, on);
   }
 
   // Credits
