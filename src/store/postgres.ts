@@ -6,8 +6,9 @@
 import pg from "pg";
 import { ApiError, sessionExpired } from "../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
-import { jsonb, KEY_USED, type PgAccess, type Queryable } from "./postgres-access.ts";
+import { isUnavailable, jsonb, KEY_USED, type PgAccess, type Queryable } from "./postgres-access.ts";
 import { PostgresAccounts } from "./postgres-accounts.ts";
+import { type LostCallReport, PostgresLostCalls } from "./postgres-lost-calls.ts";
 import { PostgresPeople } from "./postgres-people.ts";
 import { PostgresSessions } from "./postgres-sessions.ts";
 import { KeyCache, type KeyLookup } from "./key-cache.ts";
@@ -72,26 +73,8 @@ export interface PostgresOpenOptions {
   inDoubtDir?: string;
 }
 
-/**
- * What became of a call that was answered 503 because the reply to its COMMIT was lost and the
- * database stayed away: "not saved" (its transaction rolled back; nothing to do), "undone" (it
- * had committed: its ledger row is deleted, its credits given back, a new search deleted and a
- * follow-up's session put back as it was), "kept" (the store closed first, or the call was
- * written against another database: the call is on disk in `inDoubtDir` and the next store opened
- * on it and its database settles it), or "unresolved" (the store closed first with nowhere to keep
- * it, or asking about its transaction failed, or the undo failed: an operator has to check this
- * ledger row by hand). Once its transaction is over, whether the ledger row exists decides between
- * "undone" and "not saved", also when the database is too old to tell (txid_status null).
- */
-export interface LostCallReport {
-  outcome: "not saved" | "undone" | "kept" | "unresolved";
-  requestId: string;
-  ledgerId: string;
-  accountId: string;
-  credits: number;
-  /** Why it is kept or unresolved, or why a committed call is "not saved" (its ledger row was gone). */
-  reason?: string;
-}
+export type { LostCallReport } from "./postgres-lost-calls.ts";
+
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
 const MIGRATION_LOCK = 0x51554152;
@@ -99,47 +82,8 @@ const MIGRATION_LOCK = 0x51554152;
 export const POOL_END_GRACE_MS = 5000;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-/** Node socket errors: the server is down or the network between us is. */
-const NET_CODES = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EPIPE",
-]);
-
-/**
- * SQLSTATEs that mean "the database cannot serve this now", not "this call is wrong":
- * 57P01-57P03 shutdown / cannot connect now, 57014 statement timeout, 55P03 lock timeout,
- * 40001/40P01 serialization failure / deadlock, 25006 read-only (standby).
- */
-const PG_CODES = new Set(["57P01", "57P02", "57P03", "57014", "55P03", "40001", "40P01", "25006"]);
-
-/** pg raises these as plain Errors without a code. */
-const PG_MESSAGES =
-  /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connection error|Connection refused/i;
-
-function isUnavailable(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 3) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string") {
-    // Classes 08 (connection exception) and 53 (insufficient resources: too many connections, disk full).
-    if (NET_CODES.has(code) || PG_CODES.has(code) || code.startsWith("08") || code.startsWith("53")) {
-      return true;
-    }
-  }
-  if (PG_MESSAGES.test(error.message)) return true;
-  // Node's happy-eyeballs connect may reject with an AggregateError of per-address failures.
-  if (error instanceof AggregateError) return error.errors.some((e) => isUnavailable(e, depth + 1));
-  return error.cause !== undefined && isUnavailable(error.cause, depth + 1);
-}
-
 /** How long `commit()` keeps asking the database what became of a COMMIT whose reply was lost. */
 export const COMMIT_OUTCOME_WAIT_MS = 4000;
-const OUTCOME_PROBE_EVERY_MS = 200;
 /** How often calls answered "not known" are asked about again, until the database answers. */
 export const LOST_CALL_PROBE_MS = 1000;
 
@@ -264,15 +208,10 @@ export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
   private readonly pool: pg.Pool;
   private readonly keyCache: KeyCache;
-  /** Calls answered "not known", by transaction id, until the database says what became of them. */
-  private readonly lostCalls = new Map<string, InDoubtCall>();
   /** This database's identity (table store_identity), read by migrate(). */
   private storeId: string | null = null;
-  /** Those of lostCalls that could not be written to the journal, and why. */
-  private readonly notKept = new Map<string, string>();
-  private lostCallTimer: NodeJS.Timeout | undefined;
-  /** The pass over lostCalls under way, if any (one at a time). */
-  private settling: Promise<void> | null = null;
+  /** Calls in doubt (postgres-lost-calls.ts): answered 503 when a COMMIT's reply was lost, undone if they committed. */
+  private readonly lostCalls: PostgresLostCalls;
   /** The people aggregate (postgres-people.ts), on this store's pool, error mapping and transactions. */
   private readonly people: PostgresPeople;
   /** The search sessions' reads and sweep (postgres-sessions.ts); their writes are the billing commit's. */
@@ -283,9 +222,9 @@ export class PostgresStore implements Store {
   private constructor(
     pool: pg.Pool,
     keyCache: KeyCache,
-    private readonly commitOutcomeWaitMs: number,
-    private readonly lostCallProbeMs: number,
-    private readonly onLostCall: (report: LostCallReport) => void,
+    commitOutcomeWaitMs: number,
+    lostCallProbeMs: number,
+    onLostCall: (report: LostCallReport) => void,
     private readonly schema: string | null,
     private readonly journal: InDoubtJournal | null,
   ) {
@@ -301,6 +240,7 @@ export class PostgresStore implements Store {
     this.people = new PostgresPeople(access);
     this.sessions = new PostgresSessions(access);
     this.accounts = new PostgresAccounts(access, keyCache);
+    this.lostCalls = new PostgresLostCalls(access, journal, commitOutcomeWaitMs, lostCallProbeMs, onLostCall);
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
@@ -463,9 +403,9 @@ export class PostgresStore implements Store {
       // another database stay on disk for a store of that database: this one cannot tell what
       // became of their transactions.
       const { mine, foreign } = await this.journal.load(this.schema, storeId);
-      for (const call of mine) this.lostCalls.set(call.xid, call);
+      this.lostCalls.load(mine);
       for (const call of foreign) {
-        this.report(
+        this.lostCalls.report(
           call,
           "kept",
           `it was written against another database (store ${call.storeId}, this one is ${storeId}); ` +
@@ -473,7 +413,6 @@ export class PostgresStore implements Store {
         );
       }
     }
-    if (this.lostCalls.size > 0) this.probeLostCalls();
   }
 
   ping(): Promise<void> {
@@ -483,27 +422,8 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.lostCallTimer);
-    this.lostCallTimer = undefined;
-    // One last try for calls still in doubt (after a pass under way); what stays unknown is
-    // reported for an operator.
-    await this.settling;
-    if (this.lostCalls.size > 0 && !this.pool.ended) await this.settleLostCalls();
-    for (const call of this.lostCalls.values()) {
-      const notKept = this.notKept.get(call.xid);
-      if (this.journal && notKept === undefined) {
-        this.report(
-          call,
-          "kept",
-          `the store closed before the database answered; the next store opened on ${this.journal.dir} settles it`,
-        );
-      } else {
-        const why = notKept === undefined ? "" : ` (it could not be kept on disk: ${notKept})`;
-        this.report(call, "unresolved", `the store closed before the database answered${why}`);
-      }
-    }
-    this.lostCalls.clear();
-    this.notKept.clear();
+    // One last try for calls still in doubt; what stays unknown is reported for an operator.
+    await this.lostCalls.close(!this.pool.ended);
     await this.endPool();
   }
 
@@ -530,11 +450,11 @@ export class PostgresStore implements Store {
 
   /**
    * Undo a committed call as a call in doubt is undone once its transaction is known to be over
-   * (settleLostCalls): for the store contract's test of what the undo gives back. False when its
+   * (PostgresLostCalls.settle): for the store contract's test of what the undo gives back. False when its
    * ledger row is gone.
    */
   undoForTests(op: CommitOp, periodEnd: number | null): Promise<boolean> {
-    return this.undo(inDoubt(op, "0", periodEnd, this.schema, this.storeId));
+    return this.lostCalls.undo(inDoubt(op, "0", periodEnd, this.schema, this.storeId));
   }
 
   /** How many calls answered "not known" are still being asked about (the fault tests wait on it). */
@@ -716,14 +636,14 @@ export class PostgresStore implements Store {
     const { row, charged } = await this.transaction(
       (client) => this.commitWrites(op, client),
       async (written, cause) => {
-        const outcome = await this.commitOutcome(written.xid);
+        const outcome = await this.lostCalls.outcomeOf(written.xid);
         if (outcome === "committed") return written;
         if (outcome === "aborted") throw cause;
         // The caller is told it failed, so it must not stay charged: once the database answers,
-        // a call that did commit is undone (settleLostCalls). Kept on disk first, if the store has
+        // a call that did commit is undone (PostgresLostCalls.settle). Kept on disk first, if the store has
         // a journal, so that a stop of this process does not lose it.
         const saved = written.charged === op.ledger.credits ? op : { ...op, ledger: { ...op.ledger, credits: written.charged } };
-        await this.watchLostCall(inDoubt(saved, written.xid, written.row.periodEnd, this.schema, this.storeId));
+        await this.lostCalls.watch(inDoubt(saved, written.xid, written.row.periodEnd, this.schema, this.storeId));
         throw new ApiError(
           "service_unavailable",
           "The database stopped answering while this call was being saved.",
@@ -737,211 +657,6 @@ export class PostgresStore implements Store {
       },
     );
     return this.keyCache.noteCommit({ account: row, charged });
-  }
-
-  private async watchLostCall(call: InDoubtCall): Promise<void> {
-    // On disk before a settling pass can see it, so the pass cannot remove the file before it exists.
-    if (this.journal) {
-      try {
-        await this.journal.add(call);
-      } catch (error) {
-        // Still asked about while this process runs; reported "unresolved" if it stops first.
-        this.notKept.set(call.xid, (error as Error).message);
-      }
-    }
-    this.lostCalls.set(call.xid, call);
-    this.probeLostCalls();
-  }
-
-  private probeLostCalls(): void {
-    if (this.lostCallTimer === undefined) {
-      this.lostCallTimer = setInterval(() => void this.settleLostCalls(), this.lostCallProbeMs);
-      this.lostCallTimer.unref();
-    }
-  }
-
-  /** A call is settled one way or another: out of memory, and off disk (or set aside for an operator). */
-  private async forget(
-    call: InDoubtCall,
-    outcome: LostCallReport["outcome"],
-    reason?: string,
-  ): Promise<void> {
-    this.lostCalls.delete(call.xid);
-    const wasKept = this.journal !== null && !this.notKept.delete(call.xid);
-    let why = reason;
-    if (wasKept) {
-      try {
-        if (outcome === "unresolved") {
-          await this.journal!.setAside(call);
-          why = `${reason}; its file: ${this.journal!.unresolvedFile(call)}`;
-        } else {
-          await this.journal!.remove(call);
-        }
-      } catch (error) {
-        why = `${reason ?? outcome}; its file ${this.journal!.dir} could not be updated: ${(error as Error).message}`;
-      }
-    }
-    this.report(call, outcome, why);
-  }
-
-  private report(call: InDoubtCall, outcome: LostCallReport["outcome"], reason?: string): void {
-    const { ledger } = call;
-    this.onLostCall({
-      outcome,
-      requestId: ledger.requestId,
-      ledgerId: ledger.id,
-      accountId: ledger.accountId,
-      credits: ledger.credits,
-      ...(reason === undefined ? {} : { reason }),
-    });
-  }
-
-  /**
-   * Ask about each call answered "not known"; undo those that committed. While the database is
-   * still away, the rest waits for the next tick.
-   */
-  private settleLostCalls(): Promise<void> {
-    this.settling ??= this.settleLostCallsOnce().finally(() => {
-      this.settling = null;
-    });
-    return this.settling;
-  }
-
-  /**
-   * Calls whose journal file could not be written (disk full, the directory blocked, ...) are
-   * tried again on every pass, so a fault of the disk that clears while the database is still
-   * away no longer leaves the call to this process alone: once written it survives a stop.
-   */
-  private async keepUnkept(): Promise<void> {
-    if (!this.journal) return;
-    for (const xid of [...this.notKept.keys()]) {
-      const call = this.lostCalls.get(xid);
-      if (!call) {
-        this.notKept.delete(xid);
-        continue;
-      }
-      try {
-        await this.journal.add(call);
-        this.notKept.delete(xid);
-      } catch (error) {
-        this.notKept.set(xid, (error as Error).message);
-      }
-    }
-  }
-
-  private async settleLostCallsOnce(): Promise<void> {
-    try {
-      await this.keepUnkept();
-      for (const call of [...this.lostCalls.values()]) {
-        let status: string | null;
-        try {
-          status = await this.txidStatus(call.xid);
-        } catch (error) {
-          if (isUnavailable(error)) return;
-          await this.forget(
-            call,
-            "unresolved",
-            `asking about its transaction failed: ${(error as Error).message}`,
-          );
-          continue;
-        }
-        // "in progress": the old connection's backend has not noticed yet that its client is gone.
-        if (status === "in progress") continue;
-        // Over ("committed", "aborted", or null: too old for the database to say, so long over):
-        // its ledger row, which only a committed call has, decides. The undo keys on that row.
-        let undone: boolean;
-        try {
-          undone = await this.undo(call);
-        } catch (error) {
-          if (isUnavailable(error) || (error instanceof ApiError && error.code === "service_unavailable"))
-            return;
-          await this.forget(call, "unresolved", `undoing it failed: ${(error as Error).message}`);
-          continue;
-        }
-        if (undone) await this.forget(call, "undone");
-        else if (status === "committed") {
-          await this.forget(
-            call,
-            "not saved",
-            "its transaction committed, but its ledger row was already gone (undone before)",
-          );
-        } else await this.forget(call, "not saved");
-      }
-    } finally {
-      if (this.lostCalls.size === 0 && this.lostCallTimer !== undefined) {
-        clearInterval(this.lostCallTimer);
-        this.lostCallTimer = undefined;
-      }
-    }
-  }
-
-  /**
-   * Undo a committed call its caller was told had failed, in one transaction: its ledger row goes
-   * (only the first undo finds it), its credits come back if the account is still in the same
-   * period (a new period started from 0 already), a search it created is deleted with its records,
-   * and a follow-up's session gets its previous query and state back unless a later call has
-   * moved it on since (then the records that later call may page through stay too).
-   * False when there was no ledger row: the call was not saved, or was undone before.
-   */
-  private async undo({ ledger, periodEnd, keyId, newSessionId, update }: InDoubtCall): Promise<boolean> {
-    return this.transaction(async (client) => {
-      const gone = await client.query("DELETE FROM ledger WHERE id = $1 RETURNING credits", [ledger.id]);
-      if ((gone.rowCount ?? 0) === 0) return false;
-      const credits = num((gone.rows[0] as Raw).credits);
-      if (credits > 0) {
-        await client.query(
-          "UPDATE accounts SET credits_used = credits_used - $2 WHERE id = $1 AND period_end IS NOT DISTINCT FROM $3::bigint",
-          [ledger.accountId, credits, periodEnd],
-        );
-        // The key charged with it (its limit) gets its use back too, within the same period; after
-        // the account's row, the order every writer of both follows.
-        if (keyId !== null && keyId !== undefined) {
-          await client.query(
-            "UPDATE api_keys SET credits_used = GREATEST(0, credits_used - $2) WHERE id = $1 AND used_period_end IS NOT DISTINCT FROM $3::bigint",
-            [keyId, credits, periodEnd],
-          );
-        }
-      }
-      // Records go with their session (ON DELETE CASCADE).
-      if (newSessionId !== null) await client.query("DELETE FROM sessions WHERE id = $1", [newSessionId]);
-      if (update) {
-        const restored = await client.query(
-          "UPDATE sessions SET query = $2::jsonb, state = $3::jsonb WHERE id = $1 AND state = $4::jsonb",
-          [update.id, jsonb(update.previousQuery), jsonb(update.previousState), jsonb(update.state)],
-        );
-        if ((restored.rowCount ?? 0) > 0 && update.recordIds.length > 0) {
-          await client.query("DELETE FROM records WHERE id = ANY($1::text[])", [update.recordIds]);
-        }
-      }
-      return true;
-    });
-  }
-
-  /** txid_status of `xid` on a pooled connection: "committed", "aborted", "in progress", or null when too old to tell. */
-  private async txidStatus(xid: string): Promise<string | null> {
-    const row = await this.row("SELECT txid_status($1::bigint) AS s", [xid]);
-    return (row?.s as string | null | undefined) ?? null;
-  }
-
-  /** What became of transaction `xid`, asked on fresh connections until commitOutcomeWaitMs passes. */
-  private async commitOutcome(xid: string): Promise<"committed" | "aborted" | "unknown"> {
-    const until = Date.now() + this.commitOutcomeWaitMs;
-    for (;;) {
-      const left = until - Date.now();
-      if (left <= 0) return "unknown";
-      let timer: NodeJS.Timeout | undefined;
-      const status = await Promise.race([
-        this.txidStatus(xid).catch(() => "unreachable"),
-        new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve("unreachable"), left);
-        }),
-      ]).finally(() => clearTimeout(timer));
-      if (status === "committed" || status === "aborted") return status;
-      // null: too old to tell (it would have to be days old).
-      if (status === null) return "unknown";
-      // "in progress" (the old session has not yet seen its connection go) or still unreachable.
-      await new Promise((resolve) => setTimeout(resolve, Math.min(OUTCOME_PROBE_EVERY_MS, left)));
-    }
   }
 
   private async commitWrites(
