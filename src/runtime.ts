@@ -3,7 +3,7 @@
  * app → listen, plus the background jobs (expired-session sweep, crash-left reservations) and a
  * graceful drain on SIGTERM. Used by `npm start`, the demo and the process-level tests.
  */
-import { DEMO } from "./demo/install.ts";
+import { demoHooks } from "./demo/install.ts";
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "./app.ts";
 import { type Config, loadConfig } from "./config.ts";
@@ -69,7 +69,7 @@ export async function startQuarry(env: Record<string, string | undefined> = proc
       : new MemoryRateLimiter();
     // The offline demo (QUARRY_DEMO=1, npm run demo) installs its hooks here (src/demo/install.ts);
     // no other module asks whether it runs in a demo.
-    upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, config.demo ? DEMO.answerScreen : undefined);
+    upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, demoHooks(config).answerScreen);
     return await serve(config, store, limiter, upstream, (built) => {
       app = built;
       log = built.log;
@@ -111,7 +111,7 @@ async function serve(
     upstream,
     ...(answerStore === undefined ? {} : { answerStore }),
     ...(config.redisUrl ? { readinessProbes: { redis: () => limiter.ping() } } : {}),
-    ...(config.demo ? { callWatch: DEMO.callWatch, notice: DEMO.notice } : {}),
+    ...demoHooks(config).appDeps,
   });
   onBuilt(app);
 

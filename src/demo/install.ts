@@ -18,14 +18,26 @@ export const DEMO_NOTE =
   "notes say which provider parameters its recording was not made with); a record action (`details`) may be " +
   "answered from the recording of another record, unmarked.";
 
-export interface DemoInstall {
+interface DemoInstall {
   answerScreen: AnswerScreen;
   callWatch: () => CallWatch;
   notice: string;
 }
 
-export const DEMO: DemoInstall = {
+const DEMO: DemoInstall = {
   answerScreen: demoAnswerScreen,
   callWatch: () => new DemoRecordings(),
   notice: DEMO_NOTE,
 };
+
+/**
+ * The hooks a Quarry gets from its configuration: the demo's when `QUARRY_DEMO=1`, none otherwise.
+ * `answerScreen` goes to the upstream client; `appDeps` to buildApp.
+ */
+export function demoHooks(config: { demo: boolean }): {
+  answerScreen?: AnswerScreen;
+  appDeps: { callWatch?: () => CallWatch; notice?: string };
+} {
+  if (!config.demo) return { appDeps: {} };
+  return { answerScreen: DEMO.answerScreen, appDeps: { callWatch: DEMO.callWatch, notice: DEMO.notice } };
+}

@@ -9,7 +9,7 @@
  * docs/architecture.md, "The request flow" and "Session paging".
  */
 import { type AccountService, balanceOf, type Caller } from "../accounts/accounts.ts";
-import type { Capability, JsonObject } from "../capabilities/types.ts";
+import type { JsonObject } from "../capabilities/types.ts";
 import { actionNames } from "../capabilities/types.ts";
 import { type CallOrigin, invalidRequest } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
@@ -82,7 +82,7 @@ export class SearchService {
    */
   async dryRun(caller: Caller, capabilityId: string, body: unknown): Promise<DryRunResponse> {
     const { availability } = this.steps;
-    const cap: Capability = availability.capability(capabilityId);
+    const cap = availability.capability(capabilityId);
     availability.assertUsable(caller, cap);
     const query = validateQuery(cap, body);
     availability.assertQueryAvailable(cap, query);

@@ -3,7 +3,7 @@
  * on the embedded store (temp dir) or on PostgreSQL (a fresh schema) when DATABASE_URL is set,
  * with the Redis limiter when REDIS_URL is set. Calls go over real HTTP.
  */
-import { DEMO } from "../../src/demo/install.ts";
+import { demoHooks } from "../../src/demo/install.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,7 +111,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const limiter: RateLimiter =
     options.limiter ?? (useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter());
   // As runtime.ts does: the offline demo's hooks when QUARRY_DEMO=1.
-  const upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, config.demo ? DEMO.answerScreen : undefined);
+  const demo = demoHooks(config);
+  const upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, demo.answerScreen);
   const clock = options.clock ?? new ManualClock(Date.now());
   const answerStore = useRedis() && config.answerCache.enabled ? await RedisAnswerStore.connect(process.env.REDIS_URL!, {}) : undefined;
   const app = await buildApp({
@@ -125,7 +126,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.sharpen ? { sharpen: options.sharpen } : {}),
     ...(options.clientMetadataFetch ? { clientMetadataFetch: options.clientMetadataFetch } : {}),
     ...(answerStore ? { answerStore } : {}),
-    ...(config.demo ? { callWatch: DEMO.callWatch, notice: DEMO.notice } : {}),
+    ...demo.appDeps,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
