@@ -325,16 +325,13 @@ async function handle(
     request.log.error({ err }, "MCP request failed");
     if (!reply.raw.headersSent) {
       reply.raw.writeHead(500, { "content-type": "application/json" });
-      reply.raw.end(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          error: { code: -32603, message: "Internal server error" },
-          id: null,
-        }),
-      );
+      reply.raw.end(INTERNAL_ERROR);
     }
   }
 }
+
+/** The answer to a request that failed inside Quarry, on either path (as the SDK's transport words it). */
+const INTERNAL_ERROR = JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null });
 
 /** A request answered with one JSON body through a JsonExchange; the reply stays Fastify's. */
 async function answerJson(server: Server, request: FastifyRequest, reply: FastifyReply, message: unknown) {
@@ -353,7 +350,7 @@ async function answerJson(server: Server, request: FastifyRequest, reply: Fastif
     return sendAnswer(reply, answer);
   } catch (err) {
     request.log.error({ err }, "MCP request failed");
-    return sendAnswer(reply, { status: 500, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null }) });
+    return sendAnswer(reply, { status: 500, body: INTERNAL_ERROR });
   }
 }
 
@@ -364,7 +361,8 @@ function sendAnswer(reply: FastifyReply, answer: TransportAnswer) {
 
 export function registerMcpRoutes(app: FastifyInstance, services: Services): void {
   app.register(async (scope) => {
-    // Hand the SDK the bytes: it answers malformed JSON, wrong content types and batches itself.
+    // The raw bytes: malformed JSON, wrong content types and batches are answered as the SDK's
+    // transport answers them (json-exchange.ts admitMessages, or the SDK's transport for progress).
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
