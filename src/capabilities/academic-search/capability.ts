@@ -5,12 +5,11 @@
  */
 import { pageOf } from "../framework/cursors.ts";
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { range } from "../framework/rules.ts";
-import { bareOpenAlexId, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
+import { OPENALEX_WORK_ID_PATTERN, toDetail, toDetailRequest, toPage, toRequest } from "./openalex.ts";
 import { DAY } from "../framework/durations.ts";
 import { type AcademicSearchQuery, academicSearchSchema } from "./schema.ts";
 
@@ -63,15 +62,13 @@ export const academicSearch = defineCapability({
     details: {
       description: "Abstract, citation counts, open-access PDF and landing page of the work (free, cached).",
       mode: "fetched",
+      needs: {
+        ref: Type.Object({ openalex_id: Type.String({ pattern: OPENALEX_WORK_ID_PATTERN }) }),
+        refusal: "The record carries no OpenAlex work id (openalex_id).",
+        message: "This record has no stored works-index id, so details cannot be fetched.",
+      },
       async run(ctx, record) {
-        const stored = record.ref?.openalex_id;
-        const openalexId = typeof stored === "string" ? bareOpenAlexId(stored) : null;
-        if (openalexId === null) {
-          throw invalidRequest(
-            [{ path: "/record_id", message: "The record carries no OpenAlex work id (openalex_id)." }],
-            "This record has no stored works-index id, so details cannot be fetched.",
-          );
-        }
+        const openalexId = record.ref.openalex_id;
         const response = await ctx.upstream.send(toDetailRequest(openalexId), ctx.signal);
         return toDetail(response.body, openalexId);
       },

@@ -222,6 +222,9 @@ export function rebuildAbstract(index: Record<string, number[]> | null | undefin
 }
 
 /** `https://openalex.org/W123` (or a bare `W123`) → `W123`; anything else → null. */
+/** A bare OpenAlex work id, as records store it (`bareOpenAlexId`): the record actions' ref pattern. */
+export const OPENALEX_WORK_ID_PATTERN = "^W[0-9]+$";
+
 export function bareOpenAlexId(id: string | null | undefined): string | null {
   if (typeof id !== "string") return null;
   const match = /^(?:https?:\/\/openalex\.org\/)?(W\d+)$/i.exec(id.trim());

@@ -3,7 +3,7 @@
  * page paging; free `details` fetched from the work and its editions, cached on the record.
  */
 import { pageOf } from "../framework/cursors.ts";
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
@@ -17,7 +17,7 @@ import {
   toSearchPage,
   toSearchRequest,
   toWorkRequest,
-  workId,
+  WORK_ID_PATTERN,
 } from "./openlibrary.ts";
 import { DAY } from "../framework/durations.ts";
 import { type BooksSearchQuery, booksSearchSchema } from "./schema.ts";
@@ -33,14 +33,15 @@ function fetchWork(ctx: CapabilityContext<unknown>, id: string) {
 }
 
 /** A work's details: the work (one redirect followed) and its first page of editions, both free. */
-async function workDetails(ctx: CapabilityContext<unknown>, record: RecordView<BooksSearchQuery>): Promise<ActionOutput> {
-  let id = workId(record.ref?.work_id);
-  if (id === undefined) {
-    throw invalidRequest(
-      [{ path: "/record_id", message: "The record carries no Open Library work id." }],
-      "This record has no stored work id, so its details cannot be fetched.",
-    );
-  }
+/** What `details` needs: the record's Open Library work id (WORK_ID_PATTERN). */
+const needsWork = {
+  ref: Type.Object({ work_id: Type.String({ pattern: WORK_ID_PATTERN }) }),
+  refusal: "The record carries no Open Library work id.",
+  message: "This record has no stored work id, so its details cannot be fetched.",
+};
+
+async function workDetails(ctx: CapabilityContext<unknown>, record: RecordView<BooksSearchQuery, Static<typeof needsWork.ref>>): Promise<ActionOutput> {
+  let id = record.ref.work_id;
   let [work, editions] = await fetchWork(ctx, id);
   const moved = work.status === 200 ? redirectTarget(work.body) : undefined;
   if (moved !== undefined) {
@@ -99,6 +100,7 @@ export const booksSearch = defineCapability({
     details: {
       description: "Description, subjects, up to 20 editions with ISBNs, cover and links of the work (free, cached).",
       mode: "fetched",
+      needs: needsWork,
       run: workDetails,
     },
   },

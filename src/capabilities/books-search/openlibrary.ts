@@ -106,6 +106,9 @@ export function openLibraryRefusal(_body: unknown, status: number): UpstreamErro
 }
 
 /** A work key from a search doc or a stored ref: `/works/OL45804W` or `OL45804W` → `OL45804W`. */
+/** A bare work id as records store it (`workId`): the record actions' ref pattern. */
+export const WORK_ID_PATTERN = "^OL[0-9]+W$";
+
 export function workId(value: unknown): string | undefined {
   const match = /^(?:\/works\/)?(OL\d+W)$/.exec(str(value) ?? "");
   return match?.[1];

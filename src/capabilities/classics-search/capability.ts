@@ -7,13 +7,12 @@
  * for a Wikisource page it is the search snippet kept at search time (no provider call).
  */
 import { Type } from "@sinclair/typebox";
-import { invalidRequest, STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
+import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { atLeastOne } from "../framework/rules.ts";
-import { arr, obj, str } from "../shared/read.ts";
-import type { CapabilityContext, JsonObject, Link } from "../types.ts";
+import type { CapabilityContext, } from "../types.ts";
 import { excerptOf, toExcerptRequest } from "./gutenberg.ts";
 import { type GutendexPage, gutendexSlice, needsNextPage, parseGutendexCursor, toGutenbergRecord, toGutendexRequest } from "./gutendex.ts";
 import { parseWikisourceCursor, toWikisourcePage, toWikisourceRequest, wikisourceFallbackNotes } from "./wikisource.ts";
@@ -30,13 +29,12 @@ async function gutendexPage(ctx: CapabilityContext<unknown>, query: ClassicsSear
   return response.body;
 }
 
-function storedLinks(ref: JsonObject | null): Link[] {
-  return (arr(ref?.links) ?? []).flatMap((l) => {
-    const label = str(obj(l)?.label);
-    const url = str(obj(l)?.url);
-    return label !== undefined && url !== undefined ? [{ label, url }] : [];
-  });
-}
+const storedLinks = Type.Array(Type.Object({ label: Type.String(), url: Type.String() }));
+/** What `details` needs: a Wikisource page, or a Gutenberg book's id and whether it has a plain text; both with their links. */
+const classicRef = Type.Union([
+  Type.Object({ source: Type.Literal("wikisource"), links: storedLinks }),
+  Type.Object({ source: Type.Literal("gutenberg"), gutenberg_id: Type.Integer(), has_plain_text: Type.Boolean(), links: storedLinks }),
+]);
 
 export const classicsSearch = defineCapability({
   id: "classics.search",
@@ -97,16 +95,14 @@ export const classicsSearch = defineCapability({
         "Excerpt and download links (free, cached). Gutenberg books: the opening of the plain text, fetched once, with " +
         "plain-text, EPUB and HTML links; Wikisource pages: the search excerpt and the page link.",
       mode: "fetched",
+      needs: { ref: classicRef, refusal: "The record carries no Project Gutenberg book id." },
       async run(ctx, record) {
         const ref = record.ref;
         if (record.detail === null) throw sessionExpired(STORED_DETAIL_GONE);
-        const links = storedLinks(ref);
-        if (ref?.source === "wikisource") return { detail: record.detail, links, billed: false };
-        const id = ref?.gutenberg_id;
-        if (ref?.source !== "gutenberg" || typeof id !== "number") {
-          throw invalidRequest([{ path: "/record_id", message: "The record carries no Project Gutenberg book id." }]);
-        }
-        if (ref.has_plain_text !== true) {
+        const links = ref.links.map((l) => ({ ...l }));
+        if (ref.source === "wikisource") return { detail: record.detail, links, billed: false };
+        const id = ref.gutenberg_id;
+        if (!ref.has_plain_text) {
           return { detail: { ...record.detail, excerpt: null, excerpt_note: "Project Gutenberg has no plain-text edition of this book." }, links, billed: false };
         }
         const excerpt = await ctx.cache.getOrLoad("gutenberg-excerpt", String(id), { ttlMs: EXCERPT_TTL_MS }, async () => {

@@ -4,7 +4,7 @@
  * free repository `details` (README head, top-level files, stats), fetched and cached.
  */
 import { pageOf } from "../framework/cursors.ts";
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView, type Source } from "../framework/define.ts";
@@ -12,7 +12,7 @@ import { custom, sentPointer } from "../framework/rules.ts";
 import type { CapabilityContext } from "../types.ts";
 import { pastTheCap, pastTheCapPage, readGitHub, SORTS, searchRequest, toSearchPage, toSearchRequest } from "./github.ts";
 import { issuePlan, mergedIssueSlice, parseMergedCursor } from "./github-issues.ts";
-import { contentsRequest, movedTo, readmeRequest, repoByIdRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
+import { contentsRequest, movedTo, REPO_NAME_PATTERN, readmeRequest, repoByIdRequest, repoName, repoRequest, toRepoDetail } from "./github-repo.ts";
 import { MINUTE } from "../framework/durations.ts";
 import { type CodehostSearchQuery, codehostSearchSchema } from "./schema.ts";
 
@@ -71,14 +71,18 @@ const github: Source<CodehostSearchQuery> = {
 const DETAILS_TTL_MS = 10 * 60_000;
 
 /** The repository of a record (its own, or the one an issue or file belongs to): stats, README head, files. */
-async function repositoryDetails(ctx: CapabilityContext<unknown>, record: RecordView<CodehostSearchQuery>): Promise<ActionOutput> {
-  const repo = repoName(record.ref?.repo);
-  if (repo === undefined) {
-    throw invalidRequest(
-      [{ path: "/record_id", message: "The record carries no repository name." }],
-      "This record has no stored repository, so its details cannot be fetched.",
-    );
-  }
+/** What `details` needs: the record's repository, `owner/name` (REPO_NAME_PATTERN). */
+const needsRepo = {
+  ref: Type.Object({ repo: Type.String({ pattern: REPO_NAME_PATTERN }) }),
+  refusal: "The record carries no repository name.",
+  message: "This record has no stored repository, so its details cannot be fetched.",
+};
+
+async function repositoryDetails(
+  ctx: CapabilityContext<unknown>,
+  record: RecordView<CodehostSearchQuery, Static<typeof needsRepo.ref>>,
+): Promise<ActionOutput> {
+  const repo = record.ref.repo;
   return ctx.cache.getOrLoad("codehost.repository", repo.toLowerCase(), { ttlMs: DETAILS_TTL_MS }, async () => {
     let found = await ctx.upstream.send(repoRequest(repo), ctx.signal);
     // A renamed repository answers 301 with the address of its new self (`/repositories/{id}`).
@@ -163,6 +167,7 @@ export const codehostSearch = defineCapability({
       description:
         "The record's repository (for issues and code, the one they belong to): stats, license, topics, README head and top-level files (free, cached).",
       mode: "fetched",
+      needs: needsRepo,
       run: repositoryDetails,
     },
   },

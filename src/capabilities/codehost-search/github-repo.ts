@@ -53,9 +53,13 @@ export type GitHubReadme = Static<typeof githubReadme>;
 export type GitHubContents = Static<typeof githubContents>;
 
 /** `owner/repo` as GitHub names repositories; anything else (paths, dots only) is refused. */
+/** `owner/name` of GitHub's characters, neither part `.` or `..` (a path step): the record actions' ref pattern. */
+export const REPO_NAME_PATTERN = "^(?!\\.{1,2}/)(?!.*/\\.{1,2}$)[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$";
+const REPO_NAME = new RegExp(REPO_NAME_PATTERN);
+
 export function repoName(value: unknown): string | undefined {
   const name = str(value);
-  return name !== undefined && /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(name) && !/(^|\/)\.{1,2}(\/|$)/.test(name) ? name : undefined;
+  return name !== undefined && REPO_NAME.test(name) ? name : undefined;
 }
 
 /** 404 is an answer (no such repository, no README, an empty repository); a 403 is read for GitHub's rate limit. */

@@ -10,13 +10,12 @@
  * the whole fact), `financials` and `revenue_breakdown` (fetched, then cached: at most 100 facts,
  * with `fact_count`, `truncated` and a typed `continuation`).
  */
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
 import { custom, range, type Rule, type RuleInput, sentPointer, validDate } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
-import { str } from "../shared/read.ts";
 import { FACT_VIEWS, type FactView, factDetails } from "./facts.ts";
 import { factDetailOf, factView, listFilings, resolveCik } from "./filing.ts";
 import { DAY } from "../framework/durations.ts";
@@ -76,18 +75,20 @@ const factViewsNeedAccession: Rule = {
   }),
 };
 
-/** Whether a record names a filing that can have reported facts (EDGAR does not mark it as without XBRL). */
-const hasFacts = (record: RecordView<CompaniesFinancialsQuery>): boolean =>
-  str(record.ref?.cik) !== undefined && str(record.ref?.accession) !== undefined && record.ref?.is_xbrl !== false;
+/** What the fact actions need: the record's filing, and whether EDGAR marks it as carrying XBRL. */
+const needsFiling = {
+  ref: Type.Object({ cik: Type.String({ minLength: 1 }), accession: Type.String({ minLength: 1 }), is_xbrl: Type.Optional(Type.Boolean()) }),
+  refusal: "The record carries no filing (cik and accession).",
+};
+type FilingRecord = RecordView<CompaniesFinancialsQuery, Static<typeof needsFiling.ref>>;
+
+/** Whether a record's filing can have reported facts (EDGAR does not mark it as without XBRL). */
+const hasFacts = (record: FilingRecord): boolean => record.ref.is_xbrl !== false;
 
 /** A filing's facts for a record action: the record's filing, refused when EDGAR says it has no XBRL. */
-async function factAction(ctx: CapabilityContext<unknown>, record: RecordView<CompaniesFinancialsQuery>, view: FactView): Promise<ActionOutput> {
-  const cik = str(record.ref?.cik);
-  const accession = str(record.ref?.accession);
-  if (cik === undefined || accession === undefined) {
-    throw invalidRequest([{ path: "/record_id", message: "The record carries no filing (cik and accession)." }]);
-  }
-  if (record.ref?.is_xbrl === false) {
+async function factAction(ctx: CapabilityContext<unknown>, record: FilingRecord, view: FactView): Promise<ActionOutput> {
+  const { cik, accession } = record.ref;
+  if (record.ref.is_xbrl === false) {
     throw invalidRequest(
       [
         {
@@ -193,6 +194,7 @@ export const companiesFinancials = defineCapability({
       description:
         "The filing's reported facts (at most 100, in document order) with fact_count, truncated, a typed continuation listing them all, the instance's content_sha256 and retrieved_at. Free; fetched once, then cached.",
       mode: "fetched",
+      needs: needsFiling,
       appliesTo: hasFacts,
       run: (ctx, record) => factAction(ctx, record, "financials"),
     },
@@ -200,6 +202,7 @@ export const companiesFinancials = defineCapability({
       description:
         "The filing's revenue facts (at most 100) with the dimensions each was reported with, grouped whole-company, segment, geographic, product; never summed. Free; fetched once, then cached.",
       mode: "fetched",
+      needs: needsFiling,
       appliesTo: hasFacts,
       run: (ctx, record) => factAction(ctx, record, "revenue_breakdown"),
     },

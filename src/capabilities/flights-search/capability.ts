@@ -5,7 +5,7 @@
  * a round trip, where it gives `return_search` at no charge: the search that lists that outbound's
  * return flights, whose `details` give the booking options of both legs.
  */
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
 import { httpSource } from "../framework/http-source.ts";
@@ -22,11 +22,16 @@ export { type FlightsSearchQuery, flightsSearchSchema } from "./schema.ts";
  * An outbound flight of a round trip (the search has a `return_date` and is not itself the return
  * search): its departure token, which names the return flights; else undefined.
  */
-function returnTokenOf(record: RecordView<FlightsSearchQuery>): string | undefined {
-  const token = record.ref?.departure_token;
+function returnTokenOf(record: FlightRecord): string | undefined {
   const outbound = record.query.return_date !== undefined && record.query.departure_token === undefined;
-  return outbound && typeof token === "string" ? token : undefined;
+  return outbound ? record.ref.departure_token : undefined;
 }
+
+const NO_BOOKING = "The source gave this itinerary no booking token, so it has no booking options.";
+
+/** The tokens `details` reads: the return flights' (outbound legs of a round trip) or the booking options'. */
+const flightTokens = Type.Object({ departure_token: Type.Optional(Type.String()), booking_token: Type.Optional(Type.String()) });
+type FlightRecord = RecordView<FlightsSearchQuery, Static<typeof flightTokens>>;
 
 export const flightsSearch = defineCapability({
   id: "flights.search",
@@ -96,15 +101,16 @@ export const flightsSearch = defineCapability({
         "`return_search` {capability, params}, free, no provider call.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
-      appliesTo: (record) => returnTokenOf(record) !== undefined || typeof record.ref?.booking_token === "string",
+      needs: { ref: flightTokens, refusal: NO_BOOKING, message: "This itinerary cannot be booked through the source." },
+      appliesTo: (record) => returnTokenOf(record) !== undefined || record.ref.booking_token !== undefined,
       async run(ctx, record) {
         const query = record.query;
         const departureToken = returnTokenOf(record);
         if (departureToken !== undefined) return returnSearchDetail(query, departureToken);
-        const bookingToken = record.ref?.booking_token;
-        if (typeof bookingToken !== "string") {
+        const bookingToken = record.ref.booking_token;
+        if (bookingToken === undefined) {
           throw invalidRequest(
-            [{ path: "/record_id", message: "The source gave this itinerary no booking token, so it has no booking options." }],
+            [{ path: "/record_id", message: NO_BOOKING }],
             "This itinerary cannot be booked through the source.",
           );
         }

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { Type } from "@sinclair/typebox";
 import { fakeContext } from "../../../test/helpers/capability-kit.ts";
 import { ApiError } from "../../errors.ts";
-import type { JsonValue, SourcePage } from "../types.ts";
+import type { JsonObject, JsonValue, SourcePage } from "../types.ts";
 import { type ActionOutput, defineCapability } from "./define.ts";
 import { num, oneOfOr, text } from "./fields.ts";
 
@@ -181,4 +181,97 @@ test("variants by a nested field: a slash path picks the variant, its keys and i
   assert.deepEqual([a.records[0]!.summary.title, a.credits], ["paid x", 4]);
   assert.deepEqual([b.records[0]!.summary.title, b.credits], ["open y", 0]);
   await assert.rejects(c.search(ctx, { search: { query: "z" } }, null), /no variant for search\/kind=undefined/);
+});
+
+test("typed variants: each option sees its own member of a tagged union, and every tag needs an option", async () => {
+  const tagged = Type.Object(
+    {
+      doc: Type.Union([
+        Type.Object({ source: Type.Literal("eu"), celex: text(1, 20, "c") }, { additionalProperties: false }),
+        Type.Object({ source: Type.Literal("us"), item: text(1, 20, "i") }, { additionalProperties: false }),
+      ]),
+    },
+    { additionalProperties: false },
+  );
+  const c = defineCapability({
+    ...baseDecl(),
+    schema: tagged,
+    variants: {
+      field: "doc/source",
+      options: {
+        // The handler reads its member's own field: no check of `source` again (the compiler proves it).
+        eu: { sources: [{ id: "eu", title: "EU", providers: [], search: async (_ctx, q) => page(`eu ${q.doc.celex}`) }] },
+        us: {
+          sources: [
+            {
+              id: "us",
+              title: "US",
+              providers: [],
+              search: async (_ctx, q) => {
+                // @ts-expect-error: the `us` option's query has no `celex` (its member is the `us` one).
+                const wrongField: unknown = q.doc.celex;
+                return page(`us ${q.doc.item} ${String(wrongField)}`);
+              },
+            },
+          ],
+        },
+      },
+    },
+  });
+  const { ctx } = fakeContext({});
+  const eu = await c.search(ctx, { doc: { source: "eu", celex: "32016R0679" } }, null);
+  const us = await c.search(ctx, { doc: { source: "us", item: "usrep347483" } }, null);
+  assert.deepEqual([eu.records[0]!.summary.title, us.records[0]!.summary.title], ["eu 32016R0679", "us usrep347483 undefined"]);
+  // Checked by the compiler (npm run typecheck): an option missing for a tag does not compile.
+  const missingOption = () =>
+    defineCapability({
+      ...baseDecl(),
+      schema: tagged,
+      // @ts-expect-error: every tag the schema allows needs an option (`us` is missing).
+      variants: { field: "doc/source", options: { eu: { sources: [] } } },
+    });
+  assert.equal(typeof missingOption, "function", "the declaration above exists only for the compiler");
+});
+
+test("record refs: an action's declared needs decide appliesTo, refuse other records at /record_id before the handler, and type the ref", async () => {
+  const seen: string[] = [];
+  const c = defineCapability({
+    ...baseDecl(),
+    sources: [{ id: "s", title: "S", providers: [], search: async () => page("s") }],
+    actions: {
+      read: {
+        description: "d",
+        mode: "fetched",
+        cost: { perCall: 0.005 },
+        needs: {
+          ref: Type.Object({ url: Type.String({ pattern: "^https://" }) }),
+          refusal: (record) => `this ${String(record.summary.kind)} carries no url`,
+          message: "This record has no page to read.",
+        },
+        // Beyond the ref: only pages not marked private.
+        appliesTo: (record) => !record.ref.url.endsWith("/private"),
+        async run(_ctx, record) {
+          seen.push(record.ref.url); // typed: a string, no check here
+          return { detail: { url: record.ref.url }, links: [] };
+        },
+      },
+    },
+  });
+  const read = c.actions.read!;
+  const rec = (ref: JsonObject | null) => ({ summary: { title: "t", kind: "answer_box" }, ref, detail: null, query: {} });
+  assert.equal(read.appliesTo(rec({ url: "https://a.example/" })), true, "a ref with the declared field takes the action");
+  assert.equal(read.appliesTo(rec({ url: "https://a.example/private" })), false, "the declaration's own appliesTo still counts");
+  assert.equal(read.appliesTo(rec({ url: "ftp://a.example/" })), false, "a ref not matching the schema does not take it");
+  assert.equal(read.appliesTo(rec(null)), false, "a record without a ref does not take it");
+  const { ctx } = fakeContext({});
+  const out = await read.run!(ctx, rec({ url: "https://a.example/", other: 1 }));
+  assert.deepEqual([out.detail, out.credits], [{ url: "https://a.example/" }, 5]);
+  await assert.rejects(read.run!(ctx, rec({ title: "no url" })), (e: unknown) => {
+    assert.ok(e instanceof ApiError, "an ApiError");
+    assert.equal(e.code, "invalid_request");
+    assert.equal(e.message, "This record has no page to read.");
+    assert.deepEqual(e.violations, [{ path: "/record_id", message: "this answer_box carries no url" }]);
+    return true;
+  });
+  assert.deepEqual(seen, ["https://a.example/"], "the handler never ran for the refused record");
 });

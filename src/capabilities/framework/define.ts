@@ -11,10 +11,11 @@
  *
  * See docs/architecture.md, "How to add a capability".
  */
-import type { Static, TObject } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { cachedNote } from "../../upstream/answer-cache.ts";
 import type { Config } from "../../config.ts";
-import { ApiError, type Violation } from "../../errors.ts";
+import { ApiError, invalidRequest, type Violation } from "../../errors.ts";
 import type {
   ActionResult,
   Availability,
@@ -36,10 +37,13 @@ import { firstMissing, keysOf, runChain, type Source } from "./sources.ts";
 
 export type { Source } from "./sources.ts";
 
-/** A stored record as a record action of a capability with query type `Q` sees it. */
-export interface RecordView<Q> {
+/**
+ * A stored record as a record action of a capability with query type `Q` sees it; `R`, the type of its
+ * `ref`, is what the action's `needs.ref` schema declares (the stored object, untyped, without one).
+ */
+export interface RecordView<Q, R = JsonObject | null> {
   summary: JsonObject;
-  ref: JsonObject | null;
+  ref: R;
   detail: JsonObject | null;
   /** The query the record was found under (an `update` since does not change it). */
   query: Q;
@@ -60,7 +64,25 @@ export interface ActionCost {
   maxMetered?: number;
 }
 
-export interface ActionDecl<Q, Settings> {
+/** The ref a handler sees: the type its action's `needs.ref` declares, else the stored object. */
+export type RefOf<R> = unknown extends R ? JsonObject | null : R;
+
+/**
+ * The reference fields a record action needs, declared once: the engine offers the action only to
+ * records whose stored `ref` matches `ref` (`appliesTo`), refuses any other record `400` at
+ * `/record_id` with `refusal` before a provider is asked (nothing is charged), and hands the handler
+ * the ref with this schema's type.
+ */
+export interface RefNeeds<R> {
+  /** A TypeBox schema of the fields (other fields of the ref are allowed). */
+  ref: TSchema & { static: R };
+  /** Why a record without them cannot take the action: the violation's message at `/record_id`. */
+  refusal: string | ((record: RecordView<unknown>) => string);
+  /** The error's message, when it says more than invalidRequest's default. */
+  message?: string;
+}
+
+export interface ActionDecl<Q, Settings, R = unknown> {
   description: string;
   /** `stored`: the search-time detail, free; `fetched`: asked of the provider once, then cached. */
   mode: "stored" | "fetched";
@@ -71,23 +93,29 @@ export interface ActionDecl<Q, Settings> {
    * without it a stored action whose detail is gone answers `410 session_expired`. Refuse a record
    * it cannot act on by throwing `invalidRequest` (nothing is charged).
    */
-  run?(ctx: CapabilityContext<Settings>, record: RecordView<Q>): Promise<ActionOutput>;
+  run?(ctx: CapabilityContext<Settings>, record: RecordView<Q, RefOf<R>>): Promise<ActionOutput>;
+  /** The record reference fields the action needs (RefNeeds); records without them are refused. */
+  needs?: RefNeeds<R>;
   /**
-   * Whether the action can run on the record at all (default: every record). Records it cannot act on
-   * are refused by `run`; this says so beforehand, so an answer's `next.example` never suggests one.
+   * Beyond `needs`: whether the action can run on the record at all (default: every record with the
+   * needed ref). Records it cannot act on are refused by `run`; this says so beforehand, so an
+   * answer's `next.example` never suggests one.
    */
-  appliesTo?(record: RecordView<Q>): boolean;
+  appliesTo?(record: RecordView<Q, RefOf<R>>): boolean;
 }
 
+/** A variant's own handler or cost for a record action the capability declares (its ref typed the same). */
+export type VariantActionDecl<Q, Settings, R> = Partial<Pick<ActionDecl<Q, Settings, R>, "cost" | "run">>;
+
 /** One variant of a capability: its keys, its source chain, and where it differs. */
-export interface VariantDecl<Q, Settings> {
+export interface VariantDecl<Q, Settings, As = Record<string, unknown>> {
   /** Variables the variant needs beyond its sources' own. */
   requiredKeys?: readonly string[];
   sources: readonly Source<Q, Settings>[];
   /** The variant's cost, when it differs from the capability's. */
   cost?: CostDecl<Q>;
   /** Record actions whose handler or cost differs for this variant (names declared by the capability). */
-  actions?: Readonly<Record<string, Partial<Pick<ActionDecl<Q, Settings>, "cost" | "run">>>>;
+  actions?: { readonly [A in keyof As]?: VariantActionDecl<Q, Settings, As[A]> };
 }
 
 export interface UpdateDecl<Q> {
@@ -101,7 +129,42 @@ export interface UpdateDecl<Q> {
   example: { title: string; params: JsonObject };
 }
 
-export interface CapabilityDecl<S extends TObject, Settings = undefined> {
+/**
+ * The value at a request field: a top-level name, or a slash path into nested (tagged-union) fields,
+ * as `variants.field` names it. Distributes over unions, so a tagged union's tag gives every tag.
+ */
+export type ValueAt<Q, P extends string> = Q extends unknown
+  ? P extends `${infer Head}/${infer Rest}`
+    ? Head extends keyof Q
+      ? ValueAt<NonNullable<Q[Head]>, Rest>
+      : never
+    : P extends keyof Q
+      ? Exclude<Q[P], undefined>
+      : never
+  : never;
+
+/**
+ * The query a variant sees: `Q` where the field at `P` holds `V`. A tagged union at that path narrows
+ * to its member (TypeScript reduces members whose tag conflicts with `V` to never).
+ */
+export type NarrowedAt<Q, P extends string, V> = P extends `${infer Head}/${infer Rest}`
+  ? Head extends keyof Q
+    ? Q & { [K in Head]: NarrowedAt<NonNullable<Q[Head]>, Rest, V> }
+    : never
+  : Q & { [K in P]: V };
+
+/**
+ * Variants chosen by the value of a request field (after defaults): one option for every value the
+ * schema allows there, each typed with the query narrowed to its value, so a handler never checks the
+ * field again. The engine picks the option by that value (`variantOf`).
+ */
+export interface VariantsDecl<Q, F extends string, Settings, As = Record<string, unknown>> {
+  /** A top-level field, or a slash-separated path into a nested one (legal.search's `search/jurisdiction`). */
+  field: F;
+  options: { readonly [V in ValueAt<Q, F> & string]: VariantDecl<NarrowedAt<Q, F, V>, Settings, As> };
+}
+
+export interface CapabilityDecl<S extends TObject, Settings = undefined, F extends string = never, As = Record<string, unknown>> {
   id: string;
   title: string;
   summary: string;
@@ -122,18 +185,16 @@ export interface CapabilityDecl<S extends TObject, Settings = undefined> {
   rules?: readonly Rule[];
   /** The source chain (primary first), or `variants`. */
   sources?: readonly Source<Static<S>, Settings>[];
-  /**
-   * Variants chosen by the value of a request field (after defaults): a top-level field, or a
-   * slash-separated path into a nested one (legal.search's `search/jurisdiction`), read as rules read it.
-   */
-  variants?: { field: string; options: Readonly<Record<string, VariantDecl<Static<S>, Settings>>> };
+  /** Variants chosen by a request field's value, read as rules read it (VariantsDecl). */
+  variants?: VariantsDecl<Static<S>, F, Settings, As>;
   /** Offered when present. */
   update?: UpdateDecl<Static<S>>;
   /** Fields accepted only in `update` params. */
   updateOnly?: readonly string[];
   /** Top-level fields only the source can check (a valid value may still be refused 400 there after a provider call). */
   sourceChecked?: readonly string[];
-  actions: Readonly<Record<string, ActionDecl<Static<S>, Settings>>>;
+  /** Record actions by name, each with the ref type its `needs` declares. */
+  actions: { readonly [A in keyof As]: ActionDecl<Static<S>, Settings, As[A]> };
   /** A stored record's detail mapped from its page's source text (pure, free). */
   detailFromSource?(source: string, record: RecordView<Static<S>>): { detail: JsonObject; links: Link[] } | null;
   /** Example bodies as a caller sends them (fields with defaults may be left out; a test validates each). */
@@ -154,7 +215,40 @@ function view<S extends TObject>(record: StoredRecordView): RecordView<Static<S>
   return { summary: record.summary, ref: record.ref, detail: record.detail, query: asQuery<S>(record.query) };
 }
 
-export function defineCapability<S extends TObject, Settings = undefined>(decl: CapabilityDecl<S, Settings>): Capability {
+/** A record action as the engine holds it: its handler takes the stored ref. */
+type HeldAction<Q, Settings> = ActionDecl<Q, Settings, JsonObject | null>;
+/** A variant as the engine holds it: the whole query type, its actions' refs stored objects. */
+type HeldVariant<Q, Settings> = VariantDecl<Q, Settings, Record<string, JsonObject | null>>;
+
+/**
+ * The declarations as the engine holds them. The one place the engine widens the types a folder
+ * declared: `variantOf` hands an option only queries whose field holds that option's value, and an
+ * action's handler runs only on a record whose ref passed its `needs.ref` (`refCheck`).
+ */
+function held<Q, F extends string, Settings, As>(
+  variants: VariantsDecl<Q, F, Settings, As> | undefined,
+  actions: { readonly [A in keyof As]: ActionDecl<Q, Settings, As[A]> },
+): {
+  variants: { field: string; options: Readonly<Record<string, HeldVariant<Q, Settings>>> } | undefined;
+  actions: Readonly<Record<string, HeldAction<Q, Settings>>>;
+} {
+  return {
+    variants: variants as unknown as { field: string; options: Readonly<Record<string, HeldVariant<Q, Settings>>> } | undefined,
+    actions: actions as unknown as Readonly<Record<string, HeldAction<Q, Settings>>>,
+  };
+}
+
+/** Whether a stored ref has the fields an action's `needs` declares (always, without one). */
+function refCheck(needs: RefNeeds<unknown> | undefined): (ref: JsonObject | null) => boolean {
+  if (needs === undefined) return () => true;
+  const compiled = TypeCompiler.Compile(needs.ref);
+  return (ref) => compiled.Check(ref);
+}
+
+export function defineCapability<S extends TObject, Settings = undefined, F extends string = never, As = Record<string, unknown>>(
+  declared: CapabilityDecl<S, Settings, F, As>,
+): Capability {
+  const decl = { ...declared, ...held(declared.variants, declared.actions) };
   if ((decl.sources === undefined) === (decl.variants === undefined)) {
     throw new Error(`${decl.id}: declare exactly one of sources or variants`);
   }
@@ -177,14 +271,14 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
   };
   const context = (base: BaseContext): CapabilityContext<Settings> => ({ ...base, settings: settingsOf(base.config), meter: new Meter() });
 
-  const variantOf = (query: JsonObject): VariantDecl<Static<S>, Settings> => {
+  const variantOf = (query: JsonObject): HeldVariant<Static<S>, Settings> => {
     if (!decl.variants) return { sources: decl.sources! };
     const value = valueAt(query, decl.variants.field);
     const variant = typeof value === "string" ? decl.variants.options[value] : undefined;
     if (!variant) throw new ApiError("internal_error", `${decl.id}: no variant for ${decl.variants.field}=${JSON.stringify(value)}.`);
     return variant;
   };
-  const variantMissing = (v: VariantDecl<Static<S>, Settings>, set: ReadonlySet<string>, config?: Config): string | undefined => {
+  const variantMissing = (v: HeldVariant<Static<S>, Settings>, set: ReadonlySet<string>, config?: Config): string | undefined => {
     const own = firstMissing(v.requiredKeys, set);
     if (own !== undefined) return own;
     // Keys that depend on settings count only where the configuration is known.
@@ -199,7 +293,13 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
 
   const actions: Record<string, RuntimeAction> = {};
   for (const [name, action] of Object.entries(decl.actions)) {
-    const declFor = (query: JsonObject): ActionDecl<Static<S>, Settings> => ({ ...action, ...(variantOf(query).actions?.[name] ?? {}) });
+    const declFor = (query: JsonObject): HeldAction<Static<S>, Settings> => ({ ...action, ...(variantOf(query).actions?.[name] ?? {}) });
+    const hasRef = refCheck(action.needs);
+    const refusal = (record: StoredRecordView) => {
+      const needs = action.needs!;
+      const message = typeof needs.refusal === "string" ? needs.refusal : needs.refusal(view<S>(record));
+      return invalidRequest([{ path: "/record_id", message }], needs.message);
+    };
     const creditsOf = (cost: ActionCost | undefined) => creditsFor((cost?.perCall ?? 0) + (cost?.maxMetered ?? 0));
     const allCosts = [action.cost, ...Object.values(decl.variants?.options ?? {}).map((v) => v.actions?.[name]?.cost)];
     const hasRun = action.run !== undefined || Object.values(decl.variants?.options ?? {}).some((v) => v.actions?.[name]?.run);
@@ -209,12 +309,13 @@ export function defineCapability<S extends TObject, Settings = undefined>(decl: 
       mode: action.mode,
       credits: Math.max(...allCosts.map(creditsOf)),
       maxCredits: (query) => creditsOf(declFor(query).cost),
-      appliesTo: (record) => action.appliesTo?.(view<S>(record)) ?? true,
+      appliesTo: (record) => hasRef(record.ref) && (action.appliesTo?.(view<S>(record)) ?? true),
       ...(hasRun
         ? {
             async run(base: BaseContext, record: StoredRecordView): Promise<ActionResult> {
               const chosen = declFor(record.query);
               if (!chosen.run) throw new ApiError("internal_error", `${decl.id}: ${name} has no handler for this record.`);
+              if (!hasRef(record.ref)) throw refusal(record);
               const ctx = context(base);
               const out = await chosen.run(ctx, view<S>(record));
               // Answered wholly from Quarry's answer cache: no provider was paid, nothing is charged.

@@ -5,7 +5,6 @@
  * nearby places, booking links) fetched once per record for 4 credits, then cached.
  */
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { excludes, range, sumAtMost, validDate, when } from "../framework/rules.ts";
@@ -98,16 +97,13 @@ export const hotelsSearch = defineCapability({
         "offers with their links, and whether they fit the requested occupancy. 4 credits the first time, then cached.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
-      appliesTo: (record) => typeof record.ref?.property_token === "string" && record.ref.property_token !== "",
+      needs: {
+        ref: Type.Object({ property_token: Type.String({ minLength: 1 }) }),
+        refusal: "The record carries no property token, so its details cannot be fetched.",
+        message: "This property has no details at the source.",
+      },
       async run(ctx, record) {
-        const token = record.ref?.property_token;
-        if (typeof token !== "string" || token === "") {
-          throw invalidRequest(
-            [{ path: "/record_id", message: "The record carries no property token, so its details cannot be fetched." }],
-            "This property has no details at the source.",
-          );
-        }
-        const response = await ctx.upstream.send(detailRequest(record.query, token), ctx.signal);
+        const response = await ctx.upstream.send(detailRequest(record.query, record.ref.property_token), ctx.signal);
         return toDetail(response.body, record.query);
       },
     },

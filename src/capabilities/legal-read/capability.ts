@@ -10,6 +10,7 @@
  * reached is `provider_error`, never replaced by other text.
  */
 import { Type } from "@sinclair/typebox";
+import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability } from "../framework/define.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
@@ -25,8 +26,6 @@ import { DAY } from "../framework/durations.ts";
 import { legalReadSchema } from "./schema.ts";
 
 export { type LegalReadQuery, legalReadSchema } from "./schema.ts";
-
-const wrong = (source: string) => new Error(`legal.read: ${source} source for another document`);
 
 export const legalRead = defineCapability({
   id: "legal.read",
@@ -76,7 +75,6 @@ export const legalRead = defineCapability({
             providers: [CELLAR_PROVIDER],
             async search(ctx, query) {
               const d = query.document;
-              if (d.source !== "eu_official") throw wrong("eu_official");
               const fetched = await fetchDocument(ctx, cellarDocumentRequest(d.celex, d.language));
               return documentPage(await euOfficialDocument(fetched, d.celex, d.language, ctx.signal), ctx.now().toISOString());
             },
@@ -90,7 +88,6 @@ export const legalRead = defineCapability({
             title: "Library of Congress",
             providers: ["loc"],
             async search(ctx, query) {
-              if (query.document.source !== "us_reports") throw wrong("us_reports");
               return documentPage(await readUsReports(ctx, query.document.item_id), ctx.now().toISOString());
             },
           },
@@ -104,7 +101,6 @@ export const legalRead = defineCapability({
             title: "CourtListener",
             providers: [COURTLISTENER],
             async search(ctx, query) {
-              if (query.document.source !== "case_index") throw wrong("case_index");
               return documentPage(await readCase(ctx, query.document.caselaw_id), ctx.now().toISOString());
             },
           },
@@ -117,9 +113,11 @@ export const legalRead = defineCapability({
             title: "Historical works",
             providers: ["avalon", "un", "gesetze"],
             async search(ctx, query) {
-              if (query.document.source !== "historical") throw wrong("historical");
               const work = historicalWork(query.document.work_id);
-              if (work === undefined) throw wrong("historical");
+              // The schema's enum lists every work; a stored search can outlive one that was dropped.
+              if (work === undefined) {
+                throw invalidRequest([{ path: "/document/work_id", message: `no historical work "${query.document.work_id}" in this deployment` }]);
+              }
               return documentPage(await readHistorical(ctx, work), ctx.now().toISOString());
             },
           },

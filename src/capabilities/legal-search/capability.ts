@@ -8,7 +8,7 @@
  * `details` is the stored candidate (free; gone → 410 session_expired).
  */
 import { Type } from "@sinclair/typebox";
-import { defineCapability } from "../framework/define.ts";
+import { defineCapability, type NarrowedAt } from "../framework/define.ts";
 import { httpSource } from "../framework/http-source.ts";
 import { notBlank, range } from "../framework/rules.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
@@ -20,16 +20,9 @@ import { type LegalSearchQuery, legalSearchSchema } from "./schema.ts";
 
 export { type LegalSearchQuery, legalSearchSchema } from "./schema.ts";
 
-/** The variant's own search (the engine picks a variant's sources by `search/jurisdiction`). */
-function usSearch(query: LegalSearchQuery): Extract<LegalSearchQuery["search"], { jurisdiction: "us" }> {
-  if (query.search.jurisdiction !== "us") throw new Error("legal.search: us source for another jurisdiction");
-  return query.search;
-}
-
-function euSearch(query: LegalSearchQuery): Extract<LegalSearchQuery["search"], { jurisdiction: "eu" }> {
-  if (query.search.jurisdiction !== "eu") throw new Error("legal.search: eu source for another jurisdiction");
-  return query.search;
-}
+/** The query each variant's source sees: `search` narrowed to its jurisdiction. */
+type UsQuery = NarrowedAt<LegalSearchQuery, "search/jurisdiction", "us">;
+type EuQuery = NarrowedAt<LegalSearchQuery, "search/jurisdiction", "eu">;
 
 /** USD a search (either jurisdiction, PROVIDERS.md "4 credits a search"). */
 export const SEARCH_USD = 0.004;
@@ -88,7 +81,7 @@ export const legalSearch = defineCapability({
             id: COURTLISTENER,
             title: "CourtListener",
             provider: COURTLISTENER,
-            request: (query: LegalSearchQuery, cursor) => toUsRequest(usSearch(query), parseUsCursor(cursor)),
+            request: (query: UsQuery, cursor) => toUsRequest(query.search, parseUsCursor(cursor)),
             toPage: (body, query, cursor, response) => toUsPage(response.status, body, query.num, parseUsCursor(cursor)),
           }),
         ],
@@ -99,8 +92,8 @@ export const legalSearch = defineCapability({
             id: "cellar",
             title: "EUR-Lex (Publications Office CELLAR)",
             provider: "eu_publications",
-            request: (query: LegalSearchQuery, cursor) => toEuRequest(euSearch(query), query.num, parseEuCursor(cursor)),
-            toPage: (body, query, cursor) => toEuPage(body, euSearch(query), query.num, parseEuCursor(cursor)),
+            request: (query: EuQuery, cursor) => toEuRequest(query.search, query.num, parseEuCursor(cursor)),
+            toPage: (body, query, cursor) => toEuPage(body, query.search, query.num, parseEuCursor(cursor)),
           }),
         ],
       },

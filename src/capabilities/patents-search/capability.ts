@@ -11,7 +11,6 @@
  * fetched once for 4 credits, then cached.
  */
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { atLeastOne, custom, range, sentPointer, validDate } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
@@ -19,7 +18,7 @@ import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import {
   descriptionExcerpt,
-  detailPatentId,
+  PATENT_ID_PATTERN,
   pageOf,
   type PatentsAnswer,
   SERPAPI_MIN_NUM,
@@ -133,15 +132,13 @@ export const patentsSearch = defineCapability({
         "Inventors, assignees, dates, abstract, claims, a description excerpt, CPC classes, family, citations and legal events. 4 credits the first time, then cached.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
-      appliesTo: (record) => detailPatentId(record.ref?.patent_id) !== undefined,
+      needs: {
+        ref: Type.Object({ patent_id: Type.String({ pattern: PATENT_ID_PATTERN }) }),
+        refusal: "The record carries no Google Patents id.",
+        message: "This record has no stored patent id, so its details cannot be fetched.",
+      },
       async run(ctx, record) {
-        const id = detailPatentId(record.ref?.patent_id);
-        if (id === undefined) {
-          throw invalidRequest(
-            [{ path: "/record_id", message: "The record carries no Google Patents id." }],
-            "This record has no stored patent id, so its details cannot be fetched.",
-          );
-        }
+        const id = record.ref.patent_id;
         const response = await ctx.upstream.send(toDetailRequest(id), ctx.signal);
         // The description is a page SerpApi links to (free: not a search); a missing one is left out.
         const page = toDescriptionRequest(response.body.description_link);

@@ -174,8 +174,12 @@ export function toProviderPage(answer: { root: PatentsAnswer; noResults: boolean
 }
 
 /** `patent/US8110241B2/en` → `US8110241B2`. */
+/** SerpApi's patent id, `patent/<publication number>[/<language>]`, as records store it (the record actions' ref pattern). */
+export const PATENT_ID_PATTERN = "^patent/([A-Z]{2}[A-Z0-9]+)(?:/[a-z]{2})?$";
+const PATENT_ID = new RegExp(PATENT_ID_PATTERN);
+
 export function publicationNumberOf(patentId: string): string | undefined {
-  const m = /^patent\/([A-Z]{2}[A-Z0-9]+)(?:\/[a-z]{2})?$/.exec(patentId.trim());
+  const m = PATENT_ID.exec(patentId.trim());
   return m?.[1];
 }
 

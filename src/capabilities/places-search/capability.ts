@@ -10,11 +10,14 @@ import { defineCapability } from "../framework/define.ts";
 import { requires } from "../framework/rules.ts";
 import { SERPAPI_DETAIL_COST, SERPAPI_SEARCH_USD, serpApiSourceOf } from "../shared/serpapi.ts";
 import { cursorOf, MAX_PROVIDER_PAGES, pendingSlice, SOURCE, toPage, toRequest } from "./google-maps.ts";
-import { detailRequest, type PlaceRef, toDetail } from "./place-details.ts";
+import { detailRequest, placeRef, toDetail } from "./place-details.ts";
 import { placesSearchSchema } from "./schema.ts";
 import { HOUR } from "../framework/durations.ts";
 
 export { placesSearchSchema, type PlacesSearchQuery } from "./schema.ts";
+
+const NO_PLACE_ID = "The record carries no place id, so its details cannot be fetched.";
+const NO_DETAILS = "This place has no details at the source.";
 
 export const placesSearch = defineCapability({
   id: "places.search",
@@ -84,14 +87,14 @@ export const placesSearch = defineCapability({
       description: "Contacts, opening hours, location (address, plus code, coordinates), amenities and features of the place. 4 credits the first time, then cached.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
-      appliesTo: (record) => detailRequest(record.query, (record.ref ?? {}) as PlaceRef) !== undefined,
+      needs: { ref: placeRef, refusal: NO_PLACE_ID, message: NO_DETAILS },
+      appliesTo: (record) => detailRequest(record.query, record.ref) !== undefined,
       async run(ctx, record) {
-        const ref = (record.ref ?? {}) as PlaceRef;
-        const request = detailRequest(record.query, ref);
+        const request = detailRequest(record.query, record.ref);
         if (request === undefined) {
           throw invalidRequest(
-            [{ path: "/record_id", message: "The record carries no place id, so its details cannot be fetched." }],
-            "This place has no details at the source.",
+            [{ path: "/record_id", message: NO_PLACE_ID }],
+            NO_DETAILS,
           );
         }
         const response = await ctx.upstream.send(request, ctx.signal);

@@ -14,12 +14,13 @@ import type { PlacesSearchQuery } from "./schema.ts";
 import { mapsMetadata, mapsUrl, openNowOf, placeResult, SOURCE } from "./google-maps.ts";
 
 /** The identifiers a search record keeps for its details. */
-export interface PlaceRef {
-  place_id?: string;
-  data_id?: string;
-  lat?: number;
-  lon?: number;
-}
+export const placeRef = Type.Object({
+  place_id: Type.Optional(Type.String()),
+  data_id: Type.Optional(Type.String()),
+  lat: Type.Optional(Type.Number()),
+  lon: Type.Optional(Type.Number()),
+});
+export type PlaceRef = Static<typeof placeRef>;
 
 /** A place's page (google_maps with `place_id` or `data`): `place_results` is required. */
 export const placeAnswer = Type.Object({ search_metadata: Type.Optional(mapsMetadata), place_results: placeResult });

@@ -5,7 +5,6 @@
  * details fetched from `GET /property` (4 credits, then cached).
  */
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { range } from "../framework/rules.ts";
 import { collectPages } from "../shared/provider-pages.ts";
@@ -114,11 +113,13 @@ export const realestateSearch = defineCapability({
       description: "Property facts, reported sale history and the listing link (4 credits on the first call, then cached).",
       mode: "fetched",
       cost: { perCall: REALESTATE_USD },
+      needs: {
+        ref: Type.Object({ zpid: Type.String({ pattern: "^[0-9]+$" }) }),
+        refusal: "The record carries no Zillow property id (zpid).",
+        message: "This listing cannot be looked up.",
+      },
       async run(ctx, record) {
-        const zpid = record.ref?.zpid;
-        if (typeof zpid !== "string" || !/^\d+$/.test(zpid)) {
-          throw invalidRequest([{ path: "/record_id", message: "The record carries no Zillow property id (zpid)." }], "This listing cannot be looked up.");
-        }
+        const zpid = record.ref.zpid;
         const response = await ctx.upstream.send(propertyRequest(zpid), ctx.signal);
         return toPropertyDetail(response.body, zpid);
       },

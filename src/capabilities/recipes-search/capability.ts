@@ -3,7 +3,7 @@
  * Local paging (the whole result set is held in the session), free, details stored at search time;
  * filter results are partial, so their details are looked up again (free) on the first `details`.
  */
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { STORED_DETAIL_GONE, sessionExpired } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
@@ -40,9 +40,12 @@ export function mergeRecipeUpdate(stored: RecipesSearchQuery, params: JsonObject
 }
 
 /** Re-lookup of a detail that was not stored (filter results): lookup.php, free. */
-async function lookUpAgain(ctx: CapabilityContext<unknown>, record: RecordView<RecipesSearchQuery>) {
+/** What a look-up reads: the record's TheMealDB meal id; without one the stored detail is simply gone (410). */
+const mealRef = Type.Union([Type.Null(), Type.Object({ meal_id: Type.Optional(Type.String()) })]);
+
+async function lookUpAgain(ctx: CapabilityContext<unknown>, record: RecordView<RecipesSearchQuery, Static<typeof mealRef>>) {
   const mealId = record.ref?.meal_id;
-  if (typeof mealId !== "string" || mealId === "") throw sessionExpired(STORED_DETAIL_GONE);
+  if (mealId === undefined || mealId === "") throw sessionExpired(STORED_DETAIL_GONE);
   const response = await ctx.upstream.send(lookupRequest(mealId), ctx.signal);
   const meal = parseMeals(response.body)[0];
   if (meal === undefined) throw sessionExpired(`TheMealDB no longer has meal ${mealId}; execute the search again.`);
@@ -98,6 +101,7 @@ export const recipesSearch = defineCapability({
         "Ingredients with measures, instructions, source/video/photo links. Stored and free; a recipe " +
         "listed by a filter is looked up once at no charge.",
       mode: "stored",
+      needs: { ref: mealRef, refusal: "The record's stored meal id is not readable." },
       run: lookUpAgain,
     },
   },

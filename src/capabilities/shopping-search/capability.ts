@@ -152,9 +152,14 @@ export const shoppingSearch = defineCapability({
         "A result without a product page answers its own offer, free.",
       mode: "fetched",
       cost: SERPAPI_DETAIL_COST,
+      // A product without a page token (or without any ref) is answered from the stored offer, free.
+      needs: {
+        ref: Type.Union([Type.Null(), Type.Object({ page_token: Type.Optional(Type.String()) })]),
+        refusal: "The record's stored product page token is not readable.",
+      },
       async run(ctx, record) {
         const token = record.ref?.page_token;
-        if (typeof token !== "string" || token === "") return { ...storedOffer(record.summary), billed: false };
+        if (token === undefined || token === "") return { ...storedOffer(record.summary), billed: false };
         const response = await ctx.upstream.send(detailRequest(token), ctx.signal);
         return toDetail(response.body);
       },

@@ -5,7 +5,7 @@
  * billed per post, forum free). Without `TWITTERAPI_API_KEY` only `platform: microblog` is
  * unavailable (503 naming the variable); the forum keeps working.
  */
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
 import { faultOf } from "../../upstream/faults.ts";
 import { free } from "../framework/costs.ts";
@@ -83,14 +83,16 @@ async function fromReddit<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The stored id a record action needs; `invalidRequest` at `/record_id` when the record has none. */
-function refOf(record: RecordView<SocialSearchQuery>, key: "id" | "userName" | "name"): { kind: string; value: string } {
-  const kind = record.ref?.kind;
-  const value = record.ref?.[key];
-  if ((kind !== "post" && kind !== "profile") || typeof value !== "string" || value === "") {
-    throw invalidRequest([{ path: "/record_id", message: "This record carries no stored post or profile id, so details cannot be fetched." }]);
-  }
-  return { kind, value };
+const NO_STORED_ID = "This record carries no stored post or profile id, so details cannot be fetched.";
+const storedId = Type.Optional(Type.String({ minLength: 1 }));
+/** What `details` needs: whether the record is a post or a profile, and its platform's id (microblog `id` or `userName`, forum `name`). */
+const socialRef = Type.Object({ kind: Type.Union([Type.Literal("post"), Type.Literal("profile")]), id: storedId, userName: storedId, name: storedId });
+
+/** The stored id of the platform's kind a record action needs; `invalidRequest` at `/record_id` when the record has none. */
+function refOf(record: RecordView<SocialSearchQuery, Static<typeof socialRef>>, key: "id" | "userName" | "name"): { kind: "post" | "profile"; value: string } {
+  const value = record.ref[key];
+  if (value === undefined) throw invalidRequest([{ path: "/record_id", message: NO_STORED_ID }]);
+  return { kind: record.ref.kind, value };
 }
 
 const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description }));
@@ -156,7 +158,7 @@ export const socialSearch = defineCapability({
           details: {
             cost: { perCall: MICROBLOG_ITEM_USD },
             async run(ctx, record) {
-              const { kind, value } = refOf(record, record.ref?.kind === "profile" ? "userName" : "id");
+              const { kind, value } = refOf(record, record.ref.kind === "profile" ? "userName" : "id");
               if (kind === "post") {
                 const response = await ctx.upstream.send(toTweetRequest(value), ctx.signal);
                 return tweetDetail(response.body, value);
@@ -204,6 +206,7 @@ export const socialSearch = defineCapability({
         "The full post with its engagement now, or the profile: fetched on the first call, then cached, and " +
         "repeats are free. The first call: microblog $0.00015 (1 credit), forum free.",
       mode: "fetched",
+      needs: { ref: socialRef, refusal: NO_STORED_ID },
     },
   },
   // twitterapi.io answers are built from its documented examples; the Reddit listing is recorded.

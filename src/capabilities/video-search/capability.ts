@@ -3,7 +3,7 @@
  * paging on its page tokens; free `details` (videos.list, cached) and a billed `transcript` ($0.004,
  * fetched once from YouTube's own captions, cached; a video without one is refused, charging nothing).
  */
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { free } from "../framework/costs.ts";
 import { UpstreamError } from "../../upstream/faults.ts";
@@ -11,7 +11,7 @@ import { type ActionOutput, defineCapability, type RecordView } from "../framewo
 import { httpSource } from "../framework/http-source.ts";
 import type { CapabilityContext } from "../types.ts";
 import { type VideoSearchQuery, videoSearchSchema } from "./schema.ts";
-import { cursorToken, toDetail, toSearchPage, toSearchRequest, toVideosRequest, videoId, watchUrl } from "./youtube-data.ts";
+import { cursorToken, toDetail, toSearchPage, toSearchRequest, toVideosRequest, VIDEO_ID_PATTERN, watchUrl } from "./youtube-data.ts";
 import { captionTracks, chooseTrack, parseTimedText, toPlayerRequest, toTimedTextRequest, toTranscript } from "./youtube-transcript.ts";
 import { HOUR } from "../framework/durations.ts";
 
@@ -20,20 +20,16 @@ export { type VideoSearchQuery, videoSearchSchema } from "./schema.ts";
 /** What one transcript costs (spec 4.6): $0.004, 4 credits, on its first (uncached) call. */
 export const TRANSCRIPT_USD = 0.004;
 
-/** The stored video id of a record, or a refusal at /record_id. */
-function storedVideoId(record: RecordView<VideoSearchQuery>): string {
-  const id = videoId(record.ref?.video_id);
-  if (id === undefined) {
-    throw invalidRequest(
-      [{ path: "/record_id", message: "The record carries no YouTube video id." }],
-      "This record has no stored video id, so it cannot be acted on.",
-    );
-  }
-  return id;
-}
+/** What both record actions need: the record's YouTube video id (VIDEO_ID_PATTERN). */
+const needsVideo = {
+  ref: Type.Object({ video_id: Type.String({ pattern: VIDEO_ID_PATTERN }) }),
+  refusal: "The record carries no YouTube video id.",
+  message: "This record has no stored video id, so it cannot be acted on.",
+};
+type VideoRecord = RecordView<VideoSearchQuery, Static<typeof needsVideo.ref>>;
 
-async function videoDetails(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
-  const id = storedVideoId(record);
+async function videoDetails(ctx: CapabilityContext<unknown>, record: VideoRecord): Promise<ActionOutput> {
+  const id = record.ref.video_id;
   const response = await ctx.upstream.send(toVideosRequest(id), ctx.signal);
   const detail = toDetail(response.body, id);
   if (detail === undefined) {
@@ -66,8 +62,8 @@ async function fromYouTubeWeb<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-async function videoTranscript(ctx: CapabilityContext<unknown>, record: RecordView<VideoSearchQuery>): Promise<ActionOutput> {
-  const id = storedVideoId(record);
+async function videoTranscript(ctx: CapabilityContext<unknown>, record: VideoRecord): Promise<ActionOutput> {
+  const id = record.ref.video_id;
   const player = await fromYouTubeWeb(() => ctx.upstream.send(toPlayerRequest(id), ctx.signal));
   const tracks = captionTracks(player.body, id);
   const track = chooseTrack(tracks);
@@ -121,6 +117,7 @@ export const videoSearch = defineCapability({
     details: {
       description: "Title, channel, date, duration, views, likes, comments, description (≤ 3,000 chars), tags (≤ 10), definition (free, cached).",
       mode: "fetched",
+      needs: needsVideo,
       run: videoDetails,
     },
     transcript: {
@@ -128,6 +125,7 @@ export const videoSearch = defineCapability({
         "The video's captions: language, available languages, segment count, text (≤ 60,000 chars), timestamps (≤ 2,000). $0.004 (4 credits) on the first call, cached after; none charged when the video has no captions.",
       mode: "fetched",
       cost: { perCall: TRANSCRIPT_USD },
+      needs: needsVideo,
       run: videoTranscript,
     },
   },

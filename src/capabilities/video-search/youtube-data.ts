@@ -68,10 +68,13 @@ export type YouTubeVideo = Static<typeof youtubeVideo>;
 export const youtubeVideoList = Type.Object({ items: Type.Array(youtubeVideo) });
 export type YouTubeVideoList = Static<typeof youtubeVideoList>;
 
-/** A YouTube video id: 11 characters of [A-Za-z0-9_-]. */
+/** A YouTube video id: 11 characters of [A-Za-z0-9_-] (as a JSON Schema pattern for the record actions' ref). */
+export const VIDEO_ID_PATTERN = "^[A-Za-z0-9_-]{11}$";
+const VIDEO_ID = new RegExp(VIDEO_ID_PATTERN);
+
 export function videoId(value: unknown): string | undefined {
   const id = str(value);
-  return id !== undefined && /^[A-Za-z0-9_-]{11}$/.test(id) ? id : undefined;
+  return id !== undefined && VIDEO_ID.test(id) ? id : undefined;
 }
 
 export function watchUrl(id: string): string {

@@ -4,7 +4,7 @@
  * call, 5 credits; no update, no record actions.
  */
 import { Type } from "@sinclair/typebox";
-import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
+import { type ReaderOptions, readerSettings, readPage } from "../../reader/reader.ts";
 import { defineCapability } from "../framework/define.ts";
 import { webReadSchema } from "./schema.ts";
 
@@ -12,7 +12,7 @@ export { type WebReadQuery, webReadSchema } from "./schema.ts";
 
 /** The capability, with the reader's test options (a stub resolver); the registry's uses the defaults. */
 export function webReadCapability(options: ReaderOptions = {}) {
-  return defineCapability<typeof webReadSchema, ReaderSettings>({
+  return defineCapability({
     id: "web.read",
     title: "Read a web page",
     summary: "A web page's main content as Markdown or text (HTML through Readability, PDF as text).",
@@ -63,7 +63,7 @@ export function webReadCapability(options: ReaderOptions = {}) {
       },
     ],
     actions: {},
-    settings: (env) => readerSettings(env, options),
+    settings: (env: Readonly<Record<string, string | undefined>>) => readerSettings(env, options),
     examples: [
       { title: "An article as Markdown", body: { url: "https://hacks.mozilla.org/2015/03/this-api-is-so-fetching/" } },
       { title: "A page as plain text, first 2000 characters", body: { url: "https://www.mozilla.org/en-US/firefox/developer/", format: "text", max_chars: 2000 } },

@@ -5,8 +5,7 @@
  * fetched once then cached on the record.
  */
 import { Type } from "@sinclair/typebox";
-import { invalidRequest } from "../../errors.ts";
-import { type ReaderOptions, type ReaderSettings, readerSettings, readPage } from "../../reader/reader.ts";
+import { type ReaderOptions, readerSettings, readPage } from "../../reader/reader.ts";
 import { defineCapability } from "../framework/define.ts";
 import { serperSource } from "../shared/serper.ts";
 import { toSearchPage } from "./serper-search.ts";
@@ -20,7 +19,7 @@ export const READ_MAX_CHARS = 20_000;
 
 /** The capability, with the reader's test options (a stub resolver); the registry's uses the defaults. */
 export function webSearchCapability(options: ReaderOptions = {}) {
-  return defineCapability<typeof webSearchSchema, ReaderSettings>({
+  return defineCapability({
     id: "web.search",
     title: "Web search",
     summary: "Google web results (answer box, knowledge graph, organic results); `read` turns a result's page into Markdown.",
@@ -66,15 +65,13 @@ export function webSearchCapability(options: ReaderOptions = {}) {
         mode: "fetched",
         cost: { perCall: 0.005 },
         // An answer box without a link has no page.
-        appliesTo: (record) => typeof record.ref?.url === "string",
+        needs: {
+          ref: Type.Object({ url: Type.String() }),
+          refusal: (record) => `this ${String(record.summary.kind ?? "record")} carries no url, so there is no page to read`,
+          message: "This record has no page to read: answer boxes without a link cannot be read.",
+        },
         async run(ctx, record) {
-          const url = record.ref?.url;
-          if (typeof url !== "string") {
-            throw invalidRequest(
-              [{ path: "/record_id", message: `this ${String(record.summary.kind ?? "record")} carries no url, so there is no page to read` }],
-              "This record has no page to read: answer boxes without a link cannot be read.",
-            );
-          }
+          const url = record.ref.url;
           const page = await readPage(ctx, { url, format: "markdown", maxChars: READ_MAX_CHARS, pointer: "/record_id" });
           return {
             detail: {
@@ -91,7 +88,7 @@ export function webSearchCapability(options: ReaderOptions = {}) {
         },
       },
     },
-    settings: (env) => readerSettings(env, options),
+    settings: (env: Readonly<Record<string, string | undefined>>) => readerSettings(env, options),
     examples: [
       { title: "Web results for a company", body: { query: "apple inc" } },
       { title: "Past year, from the US, in English", body: { query: "apple inc", country: "us", language: "en", time_range: "year" } },
