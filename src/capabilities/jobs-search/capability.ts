@@ -1,13 +1,13 @@
 /**
  * jobs.search (spec 4.6): job listings from Google Jobs through SerpApi's `google_jobs` engine.
  * Token paging (SerpApi's `next_page_token`), `num` listings a call cut from Google's pages of
- * about ten (shared/provider-pages.ts), 4 credits per SerpApi search read, details stored at search
+ * about ten (framework/cursors.ts), 4 credits per SerpApi search read, details stored at search
  * time (the full listing and its application links, free).
  */
 import { serpApiSourceOf } from "../shared/serpapi.ts";
 import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
-import { collectPages } from "../shared/provider-pages.ts";
+import { collectPages } from "../framework/cursors.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import { JOBS_PER_PAGE, SOURCE, toProviderPage, toRequest } from "./serpapi-jobs.ts";
 import { HOUR } from "../framework/durations.ts";

@@ -6,7 +6,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { ProviderPage } from "../shared/provider-pages.ts";
+import type { ProviderPage } from "../framework/cursors.ts";
 import { arr, clip, defined, httpUrl, type Obj, obj, str, strings } from "../shared/read.ts";
 import { nextPageToken, objects, type SerpAnswer, serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";

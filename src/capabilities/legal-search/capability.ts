@@ -14,7 +14,8 @@ import { notBlank, range } from "../framework/rules.ts";
 import { COURTLISTENER } from "../shared/courtlistener.ts";
 import { SOURCE_CLASSES } from "../shared/legal.ts";
 import { parseEuCursor, toEuPage, toEuRequest } from "./cellar.ts";
-import { parseUsCursor, toUsPage, toUsRequest } from "./courtlistener-search.ts";
+import { toUsPage, toUsRequest } from "./courtlistener-search.ts";
+import { sliceCursor } from "../framework/cursors.ts";
 import { DAY } from "../framework/durations.ts";
 import { type LegalSearchQuery, legalSearchSchema } from "./schema.ts";
 
@@ -81,8 +82,8 @@ export const legalSearch = defineCapability({
             id: COURTLISTENER,
             title: "CourtListener",
             provider: COURTLISTENER,
-            request: (query: UsQuery, cursor) => toUsRequest(query.search, parseUsCursor(cursor)),
-            toPage: (body, query, cursor, response) => toUsPage(response.status, body, query.num, parseUsCursor(cursor)),
+            request: (query: UsQuery, cursor) => toUsRequest(query.search, sliceCursor(cursor)),
+            toPage: (body, query, cursor, response) => toUsPage(response.status, body, query.num, sliceCursor(cursor)),
           }),
         ],
       },

@@ -2,16 +2,18 @@
  * legal.search `us`: CourtListener case-law search (opinion clusters) → records, pure.
  *
  * CourtListener answers 20 clusters a page and pages with a cursor (`next`); a legal.search page is
- * `num` of them, so the stored cursor is `{cursor, skip}`: the provider page to ask for (null: the
- * first) and how many of its clusters earlier pages already gave. `more` asks for that page again
- * (a search, billed as one) and takes the next `num`.
+ * `num` of them, cut by the framework's slice codec (framework/cursors.ts): the stored cursor is
+ * `{page, skip}`, CourtListener's cursor to ask for (null: the first page) and how many of its
+ * clusters earlier pages already gave. `more` asks for that page again (a search, billed as one) and
+ * takes the next `num`.
  * Records carry no `snippet` (spec 4.6): the words of a decision are read through legal.read, whose
  * exact request each record carries as `full_text`.
  */
 import { type CaseLawSearch, type CaseLawSearchPage, caseLawSearchRequest, cursorOf, refusedQuery, type SearchCluster } from "../shared/courtlistener.ts";
 import { caseIndexRead, courtListenerPage, identifierOf } from "../shared/legal.ts";
-import { defined, int, obj, str, strings } from "../shared/read.ts";
-import type { JsonObject, JsonValue, RecordDraft, SourcePage } from "../types.ts";
+import { defined, int, str, strings } from "../shared/read.ts";
+import { type SliceCursor, slicePage } from "../framework/cursors.ts";
+import type { RecordDraft, SourcePage } from "../types.ts";
 import { courtParam } from "./courts.ts";
 
 export interface UsSearch {
@@ -22,25 +24,13 @@ export interface UsSearch {
   to_year?: number;
 }
 
-/** Where a `more` resumes: the provider page's cursor (null: the first page) and what it already gave. */
-export interface UsCursor {
-  cursor: string | null;
-  skip: number;
-}
-
-export function parseUsCursor(value: JsonValue): UsCursor {
-  const o = obj(value);
-  const skip = int(o?.skip);
-  return { cursor: str(o?.cursor) ?? null, skip: skip !== undefined && skip > 0 ? skip : 0 };
-}
-
-export function toUsRequest(search: UsSearch, at: UsCursor) {
+export function toUsRequest(search: UsSearch, at: SliceCursor) {
   const s: CaseLawSearch = { q: search.query };
   const court = courtParam(search.courts);
   if (court !== undefined) s.court = court;
   if (search.from_year !== undefined) s.filedAfter = `${String(search.from_year).padStart(4, "0")}-01-01`;
   if (search.to_year !== undefined) s.filedBefore = `${String(search.to_year).padStart(4, "0")}-12-31`;
-  if (at.cursor !== null) s.cursor = at.cursor;
+  if (typeof at.page === "string") s.cursor = at.page;
   return caseLawSearchRequest(s);
 }
 
@@ -93,20 +83,12 @@ export function clusterRecord(r: SearchCluster): RecordDraft | undefined {
  * A search answer (`{count, next, results}`, checked by the client; a 400 is not checked and is
  * CourtListener refusing the query) → `num` records from `skip`, and where the next page starts.
  */
-export function toUsPage(status: number, body: CaseLawSearchPage, num: number, at: UsCursor): SourcePage {
+export function toUsPage(status: number, body: CaseLawSearchPage, num: number, at: SliceCursor): SourcePage {
   if (status === 400) throw refusedQuery(body, "/search/query");
-  const o = body;
-  const all = o.results.map(clusterRecord).filter((r): r is RecordDraft => r !== undefined);
-  const records = all.slice(at.skip, at.skip + num);
-  const end = at.skip + num;
-  let next: JsonObject | null = null;
-  if (end < all.length) next = { cursor: at.cursor, skip: end };
-  else {
-    const cursor = cursorOf(o.next);
-    if (cursor !== null) next = { cursor, skip: 0 };
-  }
+  const all = body.results.map(clusterRecord).filter((r): r is RecordDraft => r !== undefined);
+  const { items: records, next } = slicePage({ items: all, next: cursorOf(body.next) }, at, num);
   const notes: string[] = [];
-  const count = int(o.count);
-  if (count !== undefined && at.cursor === null && at.skip === 0) notes.push(`CourtListener reports ${count} matching clusters.`);
+  const count = int(body.count);
+  if (count !== undefined && at.page === null && at.skip === 0) notes.push(`CourtListener reports ${count} matching clusters.`);
   return { records, next, ...(notes.length > 0 ? { notes } : {}) };
 }

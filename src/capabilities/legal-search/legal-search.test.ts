@@ -14,14 +14,15 @@ import type { JsonObject } from "../types.ts";
 import { type EuSearch, euPublicationsProbe, type SparqlResults, sparqlQuery, sparqlResults, textIndexQuery, toEuPage, toEuRequest, titleWords, workRecord } from "./cellar.ts";
 import { legalSearch } from "./capability.ts";
 import { COURT_GROUPS, courtParam } from "./courts.ts";
-import { parseUsCursor, toUsPage, toUsRequest, type UsSearch } from "./courtlistener-search.ts";
+import { sliceCursor } from "../framework/cursors.ts";
+import { toUsPage, toUsRequest, type UsSearch } from "./courtlistener-search.ts";
 
 const us = (extra: Partial<UsSearch> = {}): UsSearch => ({ jurisdiction: "us", query: "foo", courts: "all", ...extra });
 const recorded = checkShape("courtlistener", caseLawSearchPage, fixture("courtlistener", "search_v4_q_foo.json"));
 const CURSOR = "cz0yMzUuODcxMjUmcz04MDUzNTUzJnQ9byZkPTIwMjQtMDktMTY=";
 
 test("CourtListener search request: type=o, best match first, courts as court ids, years as filing dates, the cursor", () => {
-  assert.deepEqual(toUsRequest(us(), { cursor: null, skip: 0 }), {
+  assert.deepEqual(toUsRequest(us(), { page: null, skip: 0 }), {
     provider: "courtlistener",
     method: "GET",
     path: "/api/rest/v4/search/",
@@ -30,7 +31,7 @@ test("CourtListener search request: type=o, best match first, courts as court id
     response: caseLawSearchPage,
     refusal: courtListenerRefusal,
   });
-  const q = toUsRequest(us({ courts: "federal", from_year: 1954, to_year: 1960 }), { cursor: CURSOR, skip: 0 }).query!;
+  const q = toUsRequest(us({ courts: "federal", from_year: 1954, to_year: 1960 }), { page: CURSOR, skip: 0 }).query!;
   assert.equal(q.filed_after, "1954-01-01");
   assert.equal(q.filed_before, "1960-12-31");
   assert.equal(q.cursor, CURSOR);
@@ -44,7 +45,7 @@ test("CourtListener search request: type=o, best match first, courts as court id
 });
 
 test("the recorded search answer: records without snippet, with identifier, source, full_text; stored candidate details", () => {
-  const page = toUsPage(200, recorded, 3, { cursor: null, skip: 0 });
+  const page = toUsPage(200, recorded, 3, { page: null, skip: 0 });
   assert.equal(page.records.length, 1);
   const [r] = page.records;
   assert.deepEqual(r!.summary, {
@@ -65,28 +66,28 @@ test("the recorded search answer: records without snippet, with identifier, sour
   assert.equal(r!.detail?.precedential_status, "Published");
   assert.deepEqual(r!.detail?.opinion_ids, ["6489975"]);
   assert.equal("judges" in r!.detail!, false, "an empty judge is left out");
-  assert.deepEqual(page.next, { cursor: CURSOR, skip: 0 }, "the provider's next page, decoded from its next URL");
+  assert.deepEqual(page.next, { page: CURSOR, skip: 0 }, "the provider's next page, decoded from its next URL");
   assert.deepEqual(page.notes, ["CourtListener reports 2343 matching clusters."]);
 });
 
 test("num smaller than the provider's page: the cursor stays on the page and skips what was given", () => {
   const many: CaseLawSearchPage = { ...recorded, results: [1, 2, 3, 4, 5].map((id) => ({ ...recorded.results[0]!, cluster_id: id })) };
-  const first = toUsPage(200, many, 2, { cursor: null, skip: 0 });
+  const first = toUsPage(200, many, 2, { page: null, skip: 0 });
   assert.deepEqual(first.records.map((r) => r.ref?.cluster_id), ["1", "2"]);
-  assert.deepEqual(first.next, { cursor: null, skip: 2 });
-  const at = parseUsCursor(first.next);
+  assert.deepEqual(first.next, { page: null, skip: 2 });
+  const at = sliceCursor(first.next);
   const second = toUsPage(200, many, 2, at);
   assert.deepEqual(second.records.map((r) => r.ref?.cluster_id), ["3", "4"]);
-  const third = toUsPage(200, many, 2, parseUsCursor(second.next));
+  const third = toUsPage(200, many, 2, sliceCursor(second.next));
   assert.deepEqual(third.records.map((r) => r.ref?.cluster_id), ["5"]);
-  assert.deepEqual(third.next, { cursor: CURSOR, skip: 0 });
-  assert.equal(toUsPage(200, { ...many, next: null }, 5, { cursor: null, skip: 0 }).next, null);
+  assert.deepEqual(third.next, { page: CURSOR, skip: 0 });
+  assert.equal(toUsPage(200, { ...many, next: null }, 5, { page: null, skip: 0 }).next, null);
 });
 
 test("CourtListener refusing the query (400) is a violation at /search/query in its words; a refused key is said in its words; other shapes are drift", async () => {
   const refused = { detail: "Unbalanced parentheses" } as unknown as CaseLawSearchPage;
   assert.throws(
-    () => toUsPage(400, refused, 3, { cursor: null, skip: 0 }),
+    () => toUsPage(400, refused, 3, { page: null, skip: 0 }),
     (e: unknown) =>
       e instanceof ApiError && e.code === "invalid_request" && e.violations?.[0]?.path === "/search/query" && /Unbalanced parentheses/.test(e.violations[0].message),
   );

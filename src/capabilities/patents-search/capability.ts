@@ -13,7 +13,7 @@
 import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { atLeastOne, custom, range, sentPointer, validDate } from "../framework/rules.ts";
-import { collectPages } from "../shared/provider-pages.ts";
+import { collectPages } from "../framework/cursors.ts";
 import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import {

@@ -8,7 +8,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { JsonRequest, TextRequest } from "../../upstream/types.ts";
 import { htmlToText, inlineText } from "../shared/html-text.ts";
-import type { ProviderPage } from "../shared/provider-pages.ts";
+import type { ProviderPage } from "../framework/cursors.ts";
 import { clip, defined } from "../shared/read.ts";
 import { serpApiRequest } from "../shared/serpapi.ts";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";

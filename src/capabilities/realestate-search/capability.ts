@@ -1,13 +1,13 @@
 /**
  * realestate.search (spec 4.6): US listings for sale, for rent or recently sold from a Zillow
  * listing API (zillow-com1 on RapidAPI; docs/providers.md says why). Page paging: `num` listings
- * a call cut from the API's pages (shared/provider-pages.ts), 4 credits per listing page read;
+ * a call cut from the API's pages (framework/cursors.ts), 4 credits per listing page read;
  * details fetched from `GET /property` (4 credits, then cached).
  */
 import { Type } from "@sinclair/typebox";
 import { defineCapability } from "../framework/define.ts";
 import { range } from "../framework/rules.ts";
-import { collectPages } from "../shared/provider-pages.ts";
+import { collectPages } from "../framework/cursors.ts";
 import { realestateSearchSchema } from "./schema.ts";
 import { propertyRequest, toPropertyDetail } from "./zillow-property.ts";
 import { SOURCE, toProviderPage, toRequest } from "./zillow-search.ts";

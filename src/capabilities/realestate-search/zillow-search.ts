@@ -13,7 +13,7 @@ import { ApiError } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import { nullish, ProviderDrift } from "../../upstream/response-check.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { ProviderPage } from "../shared/provider-pages.ts";
+import type { ProviderPage } from "../framework/cursors.ts";
 import { bool, defined, int, num, numeric, type Obj, obj, str } from "../shared/read.ts";
 import type { JsonValue, RecordDraft } from "../types.ts";
 import type { RealestateSearchQuery } from "./schema.ts";

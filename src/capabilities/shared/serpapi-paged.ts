@@ -1,7 +1,7 @@
 /**
  * SerpApi engines paged across provider pages (shopping, jobs): one SerpApi search per provider
  * page read, each billed $0.004 as SerpApi answers it (also when it found nothing, as SerpApi bills
- * it), refused and failed searches not at all. Slicing of provider pages: shared/provider-pages.ts.
+ * it), refused and failed searches not at all. Slicing of provider pages: framework/cursors.ts.
  */
 import type { TSchema } from "@sinclair/typebox";
 import type { JsonRequest } from "../../upstream/types.ts";

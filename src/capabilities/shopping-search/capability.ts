@@ -1,14 +1,14 @@
 /**
  * shopping.search (spec 4.6): products from Google Shopping through SerpApi's `google_shopping`
  * engine. Page paging (`num` products a call cut from Google's pages of 40-60, shared/
- * provider-pages.ts), the `filters[]` envelope with `filter_id` in `update` (shopping-filters.ts),
+ * framework/cursors.ts), the `filters[]` envelope with `filter_id` in `update` (shopping-filters.ts),
  * 4 credits per SerpApi search read, details fetched from the product page (4 credits, then cached).
  */
 import { Type } from "@sinclair/typebox";
 import { invalidRequest } from "../../errors.ts";
 import { defineCapability } from "../framework/define.ts";
 import { excludes, range } from "../framework/rules.ts";
-import { collectPages } from "../shared/provider-pages.ts";
+import { collectPages } from "../framework/cursors.ts";
 import { SERPAPI_DETAIL_COST, serpApiSourceOf } from "../shared/serpapi.ts";
 import { serpApiPagedCost, serpApiSearch } from "../shared/serpapi-paged.ts";
 import type { Filter } from "../types.ts";

@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from "@sinclair/typebox";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { ProviderPage } from "../shared/provider-pages.ts";
+import type { ProviderPage } from "../framework/cursors.ts";
 import { clip, defined, httpUrl, int, num, type Obj, str, strings } from "../shared/read.ts";
 import { nextStart, objects, type SerpAnswer, serpApiRequest } from "../shared/serpapi.ts";
 import type { Filter, RecordDraft } from "../types.ts";

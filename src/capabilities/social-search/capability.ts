@@ -9,8 +9,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
 import { faultOf } from "../../upstream/faults.ts";
 import { free } from "../framework/costs.ts";
+import { collectPages } from "../framework/cursors.ts";
 import { defineCapability, type RecordView } from "../framework/define.ts";
-import type { CapabilityContext, JsonValue, RecordDraft, SourcePage } from "../types.ts";
+import type { CapabilityContext, JsonValue, SourcePage } from "../types.ts";
 import {
   redditPage,
   redditPostDetail,
@@ -23,7 +24,6 @@ import {
 import { PLATFORMS } from "./social-query.ts";
 import {
   MAX_FETCHES,
-  parseMicroblogCursor,
   parseTwitterSearch,
   toTweetRequest,
   toTwitterSearchRequest,
@@ -42,24 +42,17 @@ export const MICROBLOG_ITEM_USD = 0.00015;
 
 /** A microblog slice: `num` items from up to MAX_FETCHES provider pages (twitterapi.ts, header). */
 async function microblogSlice(ctx: CapabilityContext<unknown>, query: SocialSearchQuery, cursor: JsonValue): Promise<SourcePage> {
-  let { cursor: at, skip } = parseMicroblogCursor(cursor);
-  const records: RecordDraft[] = [];
-  for (let fetches = 0; fetches < MAX_FETCHES; fetches++) {
-    const response = await ctx.upstream.send(toTwitterSearchRequest(query.kind, query.query, at), ctx.signal);
-    const page = parseTwitterSearch(response.body);
-    const fresh = twitterRecords(page.items, query.kind).slice(skip);
-    const room = query.num - records.length;
-    if (fresh.length > room) {
-      records.push(...fresh.slice(0, room));
-      return { records, next: { cursor: at, skip: skip + room } };
-    }
-    records.push(...fresh);
-    if (page.next === null) return { records, next: null };
-    at = page.next;
-    skip = 0;
-    if (records.length === query.num) break;
-  }
-  return { records, next: { cursor: at, skip: 0 } };
+  const got = await collectPages({
+    cursor,
+    want: query.num,
+    maxRequests: MAX_FETCHES,
+    fetch: async (at) => {
+      const response = await ctx.upstream.send(toTwitterSearchRequest(query.kind, query.query, typeof at === "string" ? at : null), ctx.signal);
+      const page = parseTwitterSearch(response.body);
+      return { items: twitterRecords(page.items, query.kind), next: page.next };
+    },
+  });
+  return { records: got.items, next: got.next };
 }
 
 /**

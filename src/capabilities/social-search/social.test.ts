@@ -141,11 +141,11 @@ test("a microblog slice takes num items across provider pages; the cursor resume
   const { ctx, requests } = fakeContext(microblog);
   const first = await socialSearch.search(ctx, query({ num: 2 }), null);
   assert.deepEqual(first.records.map((r) => r.ref?.id), ["1860000000000000001", "1860000000000000002"]);
-  assert.deepEqual(first.next, { cursor: null, skip: 2 });
+  assert.deepEqual(first.next, { page: null, skip: 2 });
   assert.equal(first.credits, 1, "2 × $0.00015 rounds up to 1 credit");
   const second = await socialSearch.search(ctx, query({ num: 2 }), first.next);
   assert.deepEqual(second.records.map((r) => r.ref?.id), ["1860000000000000003", "1860000000000000004"]);
-  assert.deepEqual(second.next, { cursor: CURSOR, skip: 1 });
+  assert.deepEqual(second.next, { page: CURSOR, skip: 1 });
   const third = await socialSearch.search(ctx, query({ num: 2 }), second.next);
   assert.deepEqual(third.records.map((r) => r.ref?.id), ["1860000000000000005"]);
   assert.equal(third.next, null);

@@ -6,9 +6,9 @@
  * - details: `GET /twitter/tweets?tweet_ids=` (`{tweets[]}`) and `GET /twitter/user/info?userName=` (`{data}`).
  *
  * twitterapi.io pages hold about 20 items and take no page size, while `num` asks for 1-25: a slice
- * takes `num` items from as many provider pages as needed (at most three requests), and the cursor
- * `{cursor, skip}` remembers the provider page it stopped in and how many of its items were already
- * returned, so `more` continues exactly there (that page is asked again).
+ * takes `num` items from as many provider pages as needed (at most three requests) with the
+ * framework's `collectPages`, whose cursor `{page, skip}` remembers the provider page it stopped in and
+ * how many of its items were already returned, so `more` continues exactly there (that page is asked again).
  *
  * Each request declares the fields its mapper reads (a renamed or retyped one is `502 provider_error`
  * naming it). Errors (https://docs.twitterapi.io/errors), read by `twitterApiRefusal` before the schema:
@@ -21,7 +21,7 @@ import { ApiError } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
 import { nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
-import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
+import type { JsonObject, Link, RecordDraft } from "../types.ts";
 import { clip, defined, httpUrl, int, obj, str, strings } from "../shared/read.ts";
 import { isoTime, type SocialKind } from "./social-query.ts";
 
@@ -98,18 +98,6 @@ export type TwitterTweetPage = Static<typeof twitterTweetPage>;
 export type TwitterUserPage = Static<typeof twitterUserPage>;
 export type TwitterTweets = Static<typeof twitterTweets>;
 export type TwitterUserInfo = Static<typeof twitterUserInfo>;
-
-/** Where a microblog slice resumes: the provider cursor of a page (null: the first) and items of it already returned. */
-export interface MicroblogCursor {
-  cursor: string | null;
-  skip: number;
-}
-
-export function parseMicroblogCursor(value: JsonValue): MicroblogCursor {
-  const o = obj(value);
-  const skip = int(o?.skip);
-  return { cursor: str(o?.cursor) ?? null, skip: skip !== undefined && skip > 0 ? skip : 0 };
-}
 
 /**
  * twitterapi.io's own non-answers, whatever the status: `{status: "error", msg}`; 401, 402 and 403

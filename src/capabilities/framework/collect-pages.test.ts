@@ -1,12 +1,12 @@
-// Slices of provider pages (shared/provider-pages.ts): within a page, across pages up to the bound,
+// Slices of provider pages (framework/cursors.ts, collectPages): within a page, across pages up to the bound,
 // the end of the provider's pages, an empty page with more after it, and a provider that names the
 // page it answered as its next one.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { JsonValue } from "../types.ts";
-import { collectPages, type ProviderPage, sliceCursor } from "./provider-pages.ts";
-import { serpApiPagedCost } from "./serpapi-paged.ts";
-import { worstCredits } from "../framework/costs.ts";
+import { collectPages, type ProviderPage, sliceCursor } from "./cursors.ts";
+import { serpApiPagedCost } from "../shared/serpapi-paged.ts";
+import { worstCredits } from "./costs.ts";
 
 /** Pages "A" (5 items) → "B" (3) → end; records which pages were asked. */
 function provider(pages: Record<string, { items: string[]; next: JsonValue }>) {
