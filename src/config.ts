@@ -4,7 +4,7 @@
 import { isIP } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PROVIDERS, type ProviderDef } from "./upstream/providers.ts";
+import { PROVIDERS, type ProviderDef } from "./providers.ts";
 
 export type SharpenTier = "sharpen" | "plus" | "ultra" | "ultra2x";
 export type SharpenStage = "stock" | "stage1" | "stage2" | "stage3" | "stage3+";
