@@ -10,6 +10,7 @@ import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
 import { cacheSentence } from "../upstream/answer-cache.ts";
 import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts";
+import type { CapabilityInspectResponse, CatalogResponse } from "../wire.ts";
 
 const PAGING_MORE: Record<string, string> = {
   local: "Next page from the result set held in the session; free, no provider call.",
@@ -52,7 +53,7 @@ export class CatalogService {
     },
   ) {}
 
-  catalog(caller: Caller) {
+  catalog(caller: Caller): CatalogResponse {
     const caps = Object.values(this.deps.registry).map((cap) => {
       const { available, reason } = this.deps.availability.status(cap);
       return {
@@ -84,10 +85,10 @@ export class CatalogService {
     return lines.join(" ");
   }
 
-  inspect(capabilityId: string) {
+  inspect(capabilityId: string): CapabilityInspectResponse {
     const cap = this.deps.availability.capability(capabilityId);
     const { available, reason } = this.deps.availability.status(cap);
-    const followUps: JsonObject[] = [];
+    const followUps: CapabilityInspectResponse["follow_ups"] = [];
     if (cap.paging !== "single") {
       followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
     }
