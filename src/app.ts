@@ -10,7 +10,7 @@ import { closeAfterLatest, type Connections, isClosing, trackConnections, withRe
 import { answerClientError, noRoute, redactUrl, sendError } from "./http/error-handler.ts";
 import { jsonBodyParser } from "./http/json-body.ts";
 import { registerDocsRoutes } from "./http/docs-routes.ts";
-import { registerV1Routes } from "./http/v1-routes.ts";
+import { registerAccountRoute, registerV1Routes } from "./http/v1-routes.ts";
 import { registerOAuthRoutes } from "./http/oauth-routes.ts";
 import { registerPeopleRoutes } from "./dashboard/routes.ts";
 import { registerMcpRoutes } from "./mcp/mcp-routes.ts";
@@ -135,8 +135,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const auth = restAuth(services.authenticate, deps.config);
   registerV1Routes(app, services, auth);
-  // The dashboard, GET /v1/account (key, token or dashboard session) and OAuth for MCP hosts.
-  await registerPeopleRoutes(app, services);
+  // The dashboard and OAuth's authorize endpoint, in the scope holding the session plugins; GET /v1/account
+  // (key, token or dashboard session: v1-routes.ts) is registered in that scope too. Then OAuth for MCP hosts.
+  await registerPeopleRoutes(app, services, (scope, signedIn) => registerAccountRoute(scope, services, signedIn));
   registerOAuthRoutes(app, services);
   registerMcpRoutes(app, services);
   registerDocsRoutes(app, services, auth, {

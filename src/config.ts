@@ -4,13 +4,24 @@
 import { isIP } from "node:net";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { PROVIDERS, type ProviderDef } from "./upstream/providers.ts";
+import { PROVIDERS, type ProviderDef } from "./providers.ts";
 
 export type SharpenTier = "sharpen" | "plus" | "ultra" | "ultra2x";
 export type SharpenStage = "stock" | "stage1" | "stage2" | "stage3" | "stage3+";
-/** Sharpen's tiers and stages in order (sharpen/entitlement.ts maps one to the other). */
+/** Sharpen's tiers and stages in order (sharpen/entitlement.ts says what a plan allows of them). */
 export const TIERS: SharpenTier[] = ["sharpen", "plus", "ultra", "ultra2x"];
 export const STAGES: SharpenStage[] = ["stock", "stage1", "stage2", "stage3", "stage3+"];
+/** The tier each stage stands for. */
+export const STAGE_TIER: Record<Exclude<SharpenStage, "stock">, SharpenTier> = {
+  stage1: "sharpen",
+  stage2: "plus",
+  stage3: "ultra",
+  "stage3+": "ultra2x",
+};
+/** STAGE_TIER in words, for schema descriptions: "stage1 = tier sharpen, stage2 = tier plus, …". */
+export const STAGE_TIERS_TEXT = Object.entries(STAGE_TIER)
+  .map(([stage, tier]) => `${stage} = tier ${tier}`)
+  .join(", ");
 
 /** A plan: credits, rate limit, which capabilities it switches on, Sharpen entitlement. */
 export interface Plan {

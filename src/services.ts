@@ -1,11 +1,12 @@
 /**
  * The services one Quarry process runs on, wired from its dependencies (store, limiter, upstream
- * client, clock, ids): accounts, billing, search, catalog, Sharpen, authentication, and the cache
- * and indexes capabilities keep between calls. Routes (REST and MCP) receive these; nothing here
- * knows about HTTP, so nothing needs to import the app to use them.
+ * client, clock, ids): accounts, billing, search, catalog, the account resource, Sharpen,
+ * authentication, and the cache and indexes capabilities keep between calls. Routes (REST and MCP)
+ * receive these; nothing here knows about HTTP, so nothing needs to import the app to use them.
  */
 import type { CallWatch } from "./search/run-search.ts";
 import { createHash } from "node:crypto";
+import { type AccountView, makeAccountView } from "./accounts/account-view.ts";
 import { AccountService } from "./accounts/accounts.ts";
 import { createBoundedCache, createIndexes, type Indexes } from "./capabilities/framework/cache.ts";
 import { type Registry, registry as defaultRegistry } from "./capabilities/registry.ts";
@@ -18,6 +19,7 @@ import { type Authenticate, makeAuthenticator } from "./accounts/authenticator.t
 import { cryptoIds, type IdGenerator, randomBase62 } from "./ids.ts";
 import type { RateLimiter } from "./limits/rate-limiter.ts";
 import { SearchService } from "./search/search-service.ts";
+import { sharpenEntitlement } from "./sharpen/entitlement.ts";
 import { createSharpenHandler, type SharpenHandler } from "./sharpen/handler.ts";
 import { renderGuide } from "./http/guide.ts";
 import { loadSharpenSettings } from "./sharpen/reviewers.ts";
@@ -63,6 +65,8 @@ export interface Services {
   billing: Billing;
   search: SearchService;
   catalog: CatalogService;
+  /** The account resource (GET /v1/account, the MCP `account` tool, the dashboard's overview). */
+  account: AccountView;
   sharpen: SharpenHandler;
   /** Said wherever an agent is oriented, when the deployment has one (AppDeps.notice). */
   notice?: string;
@@ -140,10 +144,14 @@ export function createServices(deps: AppDeps): Services {
   const catalog = new CatalogService({
     registry,
     config: deps.config,
-    accounts,
     availability,
     sharpen: (caller) => sharpen!.block(caller),
     ...(deps.notice === undefined ? {} : { notice: deps.notice }),
+  });
+  const account = makeAccountView({
+    accounts,
+    enabledCapabilities: (caller) => availability.enabledIds(caller),
+    sharpen: (caller) => sharpenEntitlement(accounts, caller),
   });
   const authenticate = makeAuthenticator(accounts, deps.limiter);
   const logins = new LoginService(deps.store, clock, ids);
@@ -163,6 +171,7 @@ export function createServices(deps: AppDeps): Services {
     billing,
     search,
     catalog,
+    account,
     authenticate,
     limiter: deps.limiter,
     limitName,

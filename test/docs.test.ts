@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { ERROR_CODES } from "../src/errors.ts";
-import { PROVIDERS, type ProviderDef } from "../src/upstream/providers.ts";
+import { PROVIDERS, type ProviderDef } from "../src/providers.ts";
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), "utf8");
 

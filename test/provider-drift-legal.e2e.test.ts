@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, describe, test } from "node:test";
-import { providerDef } from "../src/upstream/providers.ts";
+import { providerDef } from "../src/providers.ts";
 import { type CapabilityKit, startCapabilityKit } from "./helpers/capability-kit.ts";
 import { driftSuite } from "./helpers/drift.ts";
 

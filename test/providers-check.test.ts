@@ -14,7 +14,7 @@ import { loadConfig } from "../src/config.ts";
 import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
 import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
-import { PROVIDERS, type ProviderId } from "../src/upstream/providers.ts";
+import { PROVIDERS, type ProviderId } from "../src/providers.ts";
 
 let replay: ReplayServer;
 let env: Record<string, string>;

@@ -8,6 +8,7 @@ import { type Config, findPlan, type Plan, type SharpenStage } from "../config.t
 import { ApiError } from "../errors.ts";
 import { type IdGenerator, randomBase62 } from "../ids.ts";
 import type { AccountPatch, AccountRow, AccountStore, KeyRow, PeopleStore } from "../store/types.ts";
+import type { AccountResponse, Balance } from "../wire.ts";
 import { addMonths, nextPeriodEnd } from "./periods.ts";
 
 export const KEY_PREFIX = "qk_live_";
@@ -15,6 +16,9 @@ const KEY_PATTERN = /^qk_live_[0-9A-Za-z]{32}$/;
 /** OAuth access tokens (src/people/oauth.ts): `qat_` + 40 base62 characters, stored as SHA-256. */
 export const ACCESS_TOKEN_PREFIX = "qat_";
 export const ACCESS_TOKEN_PATTERN = /^qat_[0-9A-Za-z]{40}$/;
+
+/** A key's own limit and use this period, as GET /v1/account answers it (`key_budget`). */
+export type KeyBudget = NonNullable<AccountResponse["key_budget"]>;
 
 /** Who is calling: resolved from the key (or OAuth token, or dashboard session) on every authenticated request. */
 export interface Caller {
@@ -294,7 +298,7 @@ export class AccountService {
    * a limit (read now: its use is not taken from the cached lookup); null otherwise, an OAuth token
    * or a dashboard session included. `caller.account` is the account read now (refresh).
    */
-  async keyBudget(caller: Caller): Promise<{ limit: number; used: number; period_end: string | null } | null> {
+  async keyBudget(caller: Caller): Promise<KeyBudget | null> {
     if (caller.keyId === null || caller.keyLimit === undefined || caller.keyLimit === null) return null;
     const key = await this.store.getKey(caller.keyId);
     if (!key || key.creditLimit === null) return null;
@@ -345,7 +349,7 @@ function checkKeyLimit(limit: number | null): void {
 }
 
 /** Balance (spec 2.6) of an account row. */
-export function balanceOf(account: AccountRow): { used: number; cap: number; period_end: string | null } {
+export function balanceOf(account: AccountRow): Balance {
   return {
     used: account.creditsUsed,
     cap: account.creditsCap,

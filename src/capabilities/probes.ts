@@ -4,7 +4,7 @@
  * checked by the compiler against the provider table: a provider without a probe does not compile.
  */
 import type { ProviderProbe } from "../upstream/probe.ts";
-import type { ProviderId } from "../upstream/providers.ts";
+import type { ProviderId } from "../providers.ts";
 import { openAlexProbe } from "./academic-search/openalex.ts";
 import { deezerProbe } from "./music-search/deezer.ts";
 import { musicBrainzProbe } from "./music-search/musicbrainz.ts";

@@ -40,6 +40,13 @@ export class Availability {
     return this.deps.accounts.isEnabled(caller, cap.id);
   }
 
+  /** The ids of the capabilities the caller's plan enables (the account's `enabled_capabilities`), in the registry's order. */
+  enabledIds(caller: Caller): string[] {
+    return Object.values(this.deps.registry)
+      .filter((cap) => this.enabled(caller, cap))
+      .map((cap) => cap.id);
+  }
+
   /** Available here, and why not (or what of it is not), as the catalog and inspect report it. */
   status(cap: Capability): AvailabilityStatus {
     const { missing, partial } = cap.availability(this.deps.config.setVariables, this.deps.config);

@@ -1,15 +1,15 @@
 /**
- * The catalog (what is enabled and available for this caller), inspect (one capability's
- * request schema, follow-ups, examples and cost) and the account resource.
+ * The catalog (what is enabled and available for this caller) and inspect (one capability's
+ * request schema, follow-ups, examples and cost).
  */
-import type { AccountService, Caller } from "../accounts/accounts.ts";
+import type { Caller } from "../accounts/accounts.ts";
 import type { Availability } from "./availability.ts";
-import { balanceOf } from "../accounts/accounts.ts";
 import type { Registry } from "../capabilities/registry.ts";
 import type { Capability, JsonObject } from "../capabilities/types.ts";
 import type { Config } from "../config.ts";
 import { cacheSentence } from "../upstream/answer-cache.ts";
-import { type SharpenBlock, sharpenEntitlement } from "../sharpen/entitlement.ts";
+import type { SharpenBlock } from "../sharpen/entitlement.ts";
+import type { CapabilityInspectResponse, CatalogResponse } from "../wire.ts";
 
 const PAGING_MORE: Record<string, string> = {
   local: "Next page from the result set held in the session; free, no provider call.",
@@ -44,7 +44,6 @@ export class CatalogService {
     private readonly deps: {
       registry: Registry;
       config: Config;
-      accounts: AccountService;
       availability: Availability;
       /** Said wherever an agent is oriented (these instructions, MCP's), when the deployment has one (the offline demo's). */
       notice?: string;
@@ -52,7 +51,7 @@ export class CatalogService {
     },
   ) {}
 
-  catalog(caller: Caller) {
+  catalog(caller: Caller): CatalogResponse {
     const caps = Object.values(this.deps.registry).map((cap) => {
       const { available, reason } = this.deps.availability.status(cap);
       return {
@@ -84,10 +83,10 @@ export class CatalogService {
     return lines.join(" ");
   }
 
-  inspect(capabilityId: string) {
+  inspect(capabilityId: string): CapabilityInspectResponse {
     const cap = this.deps.availability.capability(capabilityId);
     const { available, reason } = this.deps.availability.status(cap);
-    const followUps: JsonObject[] = [];
+    const followUps: CapabilityInspectResponse["follow_ups"] = [];
     if (cap.paging !== "single") {
       followUps.push({ action: "more", scope: "search", description: PAGING_MORE[cap.paging] ?? "Next page." });
     }
@@ -118,29 +117,6 @@ export class CatalogService {
       follow_ups: followUps,
       examples: cap.examples,
       cost: { typical_credits: cap.typicalCredits, basis: cap.costBasis + (this.deps.config.answerCache.enabled ? cacheSentence(cap.cacheTtlMs) : "") },
-    };
-  }
-
-  /** GET /v1/account: the account as stored now (key lookups may be cached; balances never are). */
-  async account(authenticated: Caller) {
-    const caller = await this.deps.accounts.refresh(authenticated);
-    // The stage calls are served at (stock when Sharpen is off), not the raw saved setting.
-    const sharpen = sharpenEntitlement(this.deps.accounts, caller);
-    const enabled = Object.values(this.deps.registry)
-      .filter((cap) => this.deps.availability.enabled(caller, cap))
-      .map((cap) => cap.id);
-    if (sharpen.enabled) enabled.push("sharpen");
-    // Only for a key with its own limit (docs/architecture.md, "Credits"): what it may still spend.
-    const keyBudget = await this.deps.accounts.keyBudget(caller);
-    return {
-      plan: { id: caller.plan.id, name: caller.plan.name },
-      status: caller.account.status,
-      cadence: caller.account.cadence,
-      credits: balanceOf(caller.account),
-      sharpen_tier: caller.plan.sharpenTier,
-      sharpen_stage: sharpen.stage,
-      enabled_capabilities: enabled,
-      ...(keyBudget === null ? {} : { key_budget: keyBudget }),
     };
   }
 }

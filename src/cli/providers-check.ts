@@ -12,7 +12,7 @@
 import type { Config } from "../config.ts";
 import { faultOf, type FaultKind, UpstreamError } from "../upstream/faults.ts";
 import type { ProviderProbe } from "../upstream/probe.ts";
-import { providerDef, requiredKeyOf, type ProviderId } from "../upstream/providers.ts";
+import { providerDef, requiredKeyOf, type ProviderId } from "../providers.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 
 /** What one provider's probe found. `skipped`: a key it needs is not set in this deployment. */

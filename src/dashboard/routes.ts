@@ -1,10 +1,11 @@
 /**
- * Accounts for people over HTTP: the dashboard at /dashboard, GET /v1/account with a dashboard
- * session, and the OAuth authorization endpoint (GET /oauth/authorize), whose consent is given in the
- * dashboard. They share one encapsulated scope holding the session machinery, all of it maintained
- * Fastify plugins: @fastify/cookie, @fastify/session (its store is Quarry's Store: session-store.ts),
- * @fastify/csrf-protection (on every state-changing dashboard request), @fastify/formbody, and
- * @fastify/helmet for the pages' security headers. No other route runs these hooks.
+ * Accounts for people over HTTP: the dashboard at /dashboard and the OAuth authorization endpoint
+ * (GET /oauth/authorize), whose consent is given in the dashboard, with the routes app.ts adds that
+ * also read a session (GET /v1/account: src/http/v1-routes.ts). They share one encapsulated scope
+ * holding the session machinery, all of it maintained Fastify plugins: @fastify/cookie,
+ * @fastify/session (its store is Quarry's Store: session-store.ts), @fastify/csrf-protection (on every
+ * state-changing dashboard request), @fastify/formbody, and @fastify/helmet for the pages' security
+ * headers. No other route runs these hooks.
  *
  * Sessions: HttpOnly, SameSite=Lax (an MCP host's redirect to /oauth/authorize is a top-level
  * navigation from another site and must carry it), Secure when served over TLS (PUBLIC_URL https,
@@ -23,7 +24,7 @@ import { keyUse, MAX_KEY_LIMIT, parseKeyLimit, periodStart } from "../accounts/a
 import { STAGES, allowedStages } from "../sharpen/entitlement.ts";
 import type { SharpenStage } from "../config.ts";
 import { ApiError } from "../errors.ts";
-import { bearerKey, publicBase, withChallenge } from "../http/auth.ts";
+import { publicBase } from "../http/auth.ts";
 import { countRegistration } from "../http/oauth-routes.ts";
 import { randomBase62 } from "../ids.ts";
 import { OAuthError, type PendingAuthorization } from "../people/oauth.ts";
@@ -153,7 +154,13 @@ async function sessionSecret(app: FastifyInstance, services: Services): Promise<
   }
 }
 
-export async function registerPeopleRoutes(app: FastifyInstance, services: Services): Promise<void> {
+/**
+ * Routes registered in the session scope besides the dashboard's own: `signedIn` is the account id of
+ * the request's signed-in person, or null (an ended, deleted or foreign session is ended).
+ */
+export type SessionRoutes = (scope: FastifyInstance, signedIn: (request: FastifyRequest) => Promise<string | null>) => void;
+
+export async function registerPeopleRoutes(app: FastifyInstance, services: Services, sessionRoutes: SessionRoutes): Promise<void> {
   const { config, store } = services;
   const secret = config.dashboard.sessionSecret ?? (await sessionSecret(app, services));
   const ttlMs = config.dashboard.sessionTtlSeconds * 1000;
@@ -186,27 +193,7 @@ export async function registerPeopleRoutes(app: FastifyInstance, services: Servi
     await scope.register(fastifyCsrf, { sessionPlugin: "@fastify/session", logLevel: "info" });
     await scope.register(fastifyFormbody, { bodyLimit: 64 * 1024 });
 
-    // GET /v1/account (spec 4.7, 5.5): an API key, an OAuth token, or a dashboard session.
-    scope.get(
-      "/v1/account",
-      {
-        onRequest: async (request, reply) => {
-          const header = request.headers.authorization;
-          try {
-            const person = header === undefined ? await currentPerson(request) : null;
-            request.caller = person
-              ? await services.authenticate.count(await services.accounts.sessionCaller(person.account.id), reply)
-              : await services.authenticate(bearerKey(header), reply);
-          } catch (error) {
-            throw withChallenge(error, publicBase(config, request), header !== undefined);
-          }
-        },
-      },
-      async (request, reply) => {
-        reply.header("cache-control", "no-store");
-        return services.catalog.account(request.caller!);
-      },
-    );
+    sessionRoutes(scope, async (request) => (await currentPerson(request))?.account.id ?? null);
 
     scope.register(async (pages) => dashboardPages(pages, services, currentPerson, httpsOnly), { prefix: "/dashboard" });
     scope.register(async (authorize) => authorizeEndpoint(authorize, services, httpsOnly));
@@ -408,7 +395,7 @@ function dashboardPages(
       "/",
       page(async (request, reply, person) => {
         const caller = await accounts.sessionCaller(person.account.id);
-        const view = await services.catalog.account(caller);
+        const view = await services.account(caller);
         const current = await accounts.refresh(caller);
         const plan = current.plan;
         const keys = await store.listKeys(person.account.id);

@@ -8,7 +8,7 @@ import { API_VERSION, CONTRACT_REVISION } from "../config.ts";
 import { ERROR_CODES, type ErrorCode } from "../errors.ts";
 import { FollowUpRequestSchema } from "../search/follow-up-schema.ts";
 import { SharpenRequestSchema } from "../sharpen/schema.ts";
-import { COMPONENTS, RecordSummary } from "./schemas.ts";
+import { COMPONENTS, RecordSummary } from "../wire.ts";
 import { DASHBOARD_FORMS, DASHBOARD_PAGES } from "../dashboard/forms.ts";
 import { ClientRegistrationSchema, RevokeRequestSchema, TokenRequestSchema } from "../people/oauth-schemas.ts";
 
@@ -444,7 +444,12 @@ export function buildOpenApi(registry: Registry): Json {
     };
   }
   const schemas: Json = {};
-  for (const [name, schema] of Object.entries(COMPONENTS)) schemas[name] = plain(schema);
+  // A component's `$id` is its name here, and left out of it: inside the document it would rebase the
+  // component's own `$ref`s (`#/components/schemas/…`) onto itself.
+  for (const component of COMPONENTS) {
+    const { $id, ...schema } = plain(component);
+    schemas[$id as string] = schema;
+  }
   for (const cap of Object.values(registry)) schemas[recordComponent(cap.id)] = recordSchema(cap);
   return {
     openapi: "3.1.0",

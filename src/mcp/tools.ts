@@ -197,7 +197,7 @@ const TOOL_DEFS: ToolDef[] = [
       description: "This key's account: plan, credit balance (used, cap, period end) and Sharpen tier. Free.",
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async (services, ctx) => services.catalog.account(ctx.caller),
+    async (services, ctx) => services.account(ctx.caller),
   ),
 ];
 

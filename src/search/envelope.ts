@@ -3,41 +3,12 @@
  * session's state and the records of this slice.
  */
 import { balanceOf } from "../accounts/accounts.ts";
-import { actionNames, type Capability, type Filter, type JsonObject, type JsonValue, type Link } from "../capabilities/types.ts";
+import { actionNames, type Capability, type JsonObject, type JsonValue, type Link, type RecordDraft } from "../capabilities/types.ts";
 import type { AccountRow, RecordRow } from "../store/types.ts";
+import type { ExecuteResponse, RecordFollowUpResponse } from "../wire.ts";
 import { hasMoreOf, type SessionState, searchActions } from "./session-state.ts";
 
 export const FOLLOW_UP_URL = "/v1/follow-up";
-
-export interface Balance {
-  used: number;
-  cap: number;
-  period_end: string | null;
-}
-
-export interface ExecuteResponse {
-  search_id: string;
-  capability: string;
-  results: JsonObject[];
-  result_count: number;
-  has_more: boolean;
-  filters?: Omit<Filter, "token">[];
-  next: { url: string; actions: string[]; example: JsonObject | null };
-  record_actions: string[];
-  notes?: string[];
-  charged_credits: number;
-  balance: Balance;
-}
-
-export interface RecordFollowUpResponse {
-  record_id: string;
-  action: string;
-  detail: JsonValue;
-  links: Link[];
-  cached?: boolean;
-  charged_credits: number;
-  balance: Balance;
-}
 
 /**
  * The answer to execute, `more` and `update`. `query`: the query the page's records were found under
@@ -53,7 +24,8 @@ export function executeResponse(
   account: AccountRow,
 ): ExecuteResponse {
   const hasMore = hasMoreOf(cap, state);
-  const results = visible.map((r) => ({ record_id: r.id, ...r.summary }));
+  // A row's summary is its draft's (RecordDraft: `title` a string), stored as JSON and read back.
+  const results = visible.map((r) => ({ record_id: r.id, ...(r.summary as RecordDraft["summary"]) }));
   const actions = searchActions(cap);
   const recordActions = actionNames(cap);
   // An empty page with nothing after it gets no example: the one body valid then, `update` with no

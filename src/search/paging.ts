@@ -7,7 +7,8 @@ import type { Capability, SearchPage } from "../capabilities/types.ts";
 import type { CallOrigin } from "../errors.ts";
 import type { SessionRow } from "../store/types.ts";
 import { billedCall, FREE } from "./billed-call.ts";
-import { type ExecuteResponse, executeResponse } from "./envelope.ts";
+import type { ExecuteResponse } from "../wire.ts";
+import { executeResponse } from "./envelope.ts";
 import type { SessionState } from "./session-state.ts";
 import type { SearchSteps } from "./steps.ts";
 

@@ -15,8 +15,9 @@ import { type CallOrigin, invalidRequest } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
 import { SessionChanged } from "../store/types.ts";
 import { didYouMean } from "../suggest.ts";
+import type { DryRunResponse, ExecuteResponse, RecordFollowUpResponse } from "../wire.ts";
 import { billedCall } from "./billed-call.ts";
-import { type ExecuteResponse, executeResponse, type RecordFollowUpResponse } from "./envelope.ts";
+import { executeResponse } from "./envelope.ts";
 import { moreFromSource, moreLocal } from "./paging.ts";
 import { validateFollowUp, validateQuery } from "./query-validation.ts";
 import { recordFollowUp } from "./record-actions.ts";
@@ -25,23 +26,8 @@ import { type SearchDeps, type SearchSteps, searchSteps } from "./steps.ts";
 import { update } from "./update.ts";
 
 export { assertRoom } from "./record-rows.ts";
-export { type ExecuteResponse, FOLLOW_UP_URL, type RecordFollowUpResponse } from "./envelope.ts";
+export { FOLLOW_UP_URL } from "./envelope.ts";
 
-/** What a dry run answers (not spec-shaped: the spec has no dry run; docs/architecture.md, "Credits"). */
-export interface DryRunResponse {
-  dry_run: true;
-  capability: string;
-  /** The credits an execute of the body would reserve: its worst case. */
-  reserved_credits: number;
-  typical_credits: number;
-  cost_basis: string;
-  /** Whether the reservation fits the account's free credits now (a free call: whether credits are left at all). */
-  fits: boolean;
-  balance: ReturnType<typeof balanceOf>;
-  /** The calling key's own limit and use this period, when it has a limit. */
-  key_budget?: { limit: number; used: number; period_end: string | null };
-  notes: string[];
-}
 export { searchActions } from "./session-state.ts";
 
 export class SearchService {

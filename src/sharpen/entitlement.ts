@@ -3,21 +3,10 @@
  * block, GET /v1/account and POST /v1/sharpen.
  */
 import type { AccountService, Caller } from "../accounts/accounts.ts";
-import { type SharpenStage, type SharpenTier, TIERS } from "../config.ts";
+import { STAGE_TIER, type SharpenStage, type SharpenTier, TIERS } from "../config.ts";
+import type { CatalogResponse } from "../wire.ts";
 
-export const STAGE_TIER: Record<Exclude<SharpenStage, "stock">, SharpenTier> = {
-  stage1: "sharpen",
-  stage2: "plus",
-  stage3: "ultra",
-  "stage3+": "ultra2x",
-};
-
-/** STAGE_TIER in words, for schema descriptions: "stage1 = tier sharpen, stage2 = tier plus, …". */
-export const STAGE_TIERS_TEXT = Object.entries(STAGE_TIER)
-  .map(([stage, tier]) => `${stage} = tier ${tier}`)
-  .join(", ");
-
-export { STAGES, TIERS } from "../config.ts";
+export { STAGE_TIER, STAGE_TIERS_TEXT, STAGES, TIERS } from "../config.ts";
 
 /** Default credits per tier (configurable in the Sharpen config). */
 export const DEFAULT_TIER_CREDITS: Record<SharpenTier, number> = {
@@ -64,14 +53,8 @@ export function sharpenEntitlement(
   return { enabled, stage: enabled ? effectiveSavedStage(saved, caller.plan.sharpenTier) : "stock" };
 }
 
-export interface SharpenBlock {
-  tier: SharpenTier;
-  stage?: SharpenStage;
-  stages?: { stage: SharpenStage; tier: SharpenTier }[];
-  url: string;
-  typical_credits: number;
-  enabled: boolean;
-}
+/** The catalog's `sharpen` block (its wire shape). */
+export type SharpenBlock = CatalogResponse["sharpen"];
 
 /** The catalog's `sharpen` block for a caller; `stage` and `enabled` as in `sharpenEntitlement`. */
 export function sharpenBlock(

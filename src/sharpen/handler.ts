@@ -5,13 +5,14 @@
  */
 import type { AccountService, Caller } from "../accounts/accounts.ts";
 import { balanceOf } from "../accounts/accounts.ts";
-import type { Config, SharpenStage, SharpenTier } from "../config.ts";
+import type { Config, SharpenStage } from "../config.ts";
 import type { Billing } from "../credits/billing.ts";
 import { ApiError, type CallOrigin, invalidRequest } from "../errors.ts";
 import { HttpUpstreamClient, whileClientWaits } from "../upstream/client.ts";
 import { reportingSteps } from "../upstream/progress.ts";
 import type { UpstreamClient } from "../upstream/types.ts";
 import { isObject, validate } from "../validation.ts";
+import type { SharpenResponse } from "../wire.ts";
 import { allowedStages, effectiveSavedStage, STAGE_TIER, type SharpenBlock, sharpenBlock, tierRank } from "./entitlement.ts";
 import { loadPrompts } from "./prompts.ts";
 import { reviewDraft } from "./review.ts";
@@ -28,17 +29,6 @@ interface SharpenBody {
   draft: string;
   caller_provider: string;
   stage?: ActiveStage;
-}
-
-export interface SharpenResponse {
-  tier: SharpenTier;
-  stage?: SharpenStage;
-  reviews: { reviewer: { family: string; model: string }; review: string }[];
-  partial: boolean;
-  routing_note?: string;
-  instruction: string;
-  charged_credits: number;
-  balance: ReturnType<typeof balanceOf>;
 }
 
 export interface SharpenHandlerDeps {

@@ -15,7 +15,7 @@ import { loadConfig } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import { HttpUpstreamClient } from "./client.ts";
 import { ClientTokens, RENEW_MARGIN_MS, readToken, tokenHeaders, type tokenResponse, tokenRoute } from "./client-credentials.ts";
-import { PROVIDERS } from "./providers.ts";
+import { PROVIDERS } from "../providers.ts";
 import type { ClientCredentials, UpstreamResponse } from "./types.ts";
 
 interface Seen {

@@ -16,7 +16,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { ApiError } from "../errors.ts";
 import { untilAborted } from "./deadlines.ts";
-import type { OAuthClient } from "./providers.ts";
+import type { OAuthClient } from "../providers.ts";
 import type { JsonRequest, UpstreamResponse } from "./types.ts";
 
 /** What a token endpoint's answer must hold (RFC 6749 5.1): the token; its type and life when given. */

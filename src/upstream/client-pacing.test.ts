@@ -23,7 +23,7 @@ import { replayEnvironment } from "../demo/replay/replay-env.ts";
 import { HttpUpstreamClient, type PacingSettings } from "./client.ts";
 import { DeadlineSignals } from "./deadlines.ts";
 import { Pacer } from "./pacing.ts";
-import { PROVIDERS, type ProviderDef, pacingIntervalOf } from "./providers.ts";
+import { PROVIDERS, type ProviderDef, pacingIntervalOf } from "../providers.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 /** A recorded MusicBrainz search (fixtures/providers/musicbrainz: match on query and fmt); `offset` tells requests apart. */

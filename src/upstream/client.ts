@@ -25,7 +25,7 @@ import { ClientTokens, tokenHeaders, tokenRequest, type tokenResponse, tokenRout
 import { deadlineOf } from "./deadlines.ts";
 import { describeWait, UpstreamError, WARNED_FAULTS, warningOf } from "./faults.ts";
 import { describeRate, Pacer, TooLateForTurn } from "./pacing.ts";
-import { type OAuthClient, PROVIDERS, type ProviderDef, pacingIntervalOf, providerDef } from "./providers.ts";
+import { type OAuthClient, PROVIDERS, type ProviderDef, pacingIntervalOf, providerDef } from "../providers.ts";
 import { checkJsonAnswer, ProviderDrift } from "./response-check.ts";
 import type { AnswerScreen, UpstreamClient, UpstreamRequest, UpstreamResponse } from "./types.ts";
 

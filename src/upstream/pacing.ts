@@ -1,6 +1,6 @@
 /**
  * Request pacing for providers that publish a request rate (PROVIDERS.md: MusicBrainz allows about one
- * request a second). A provider declares `minIntervalMs` in its definition (providers.ts); the upstream
+ * request a second). A provider declares `minIntervalMs` in its definition (src/providers.ts); the upstream
  * client gives it one Pacer and takes a turn before every attempt, retries included.
  *
  * Per process, not shared across instances through Redis: each instance keeps its own queue, so N

@@ -4,7 +4,7 @@
  * adapter's own requests. `quarry providers check` sends each configured provider's probe and says
  * whether the provider still answers the way Quarry reads it. Probes are never sent by tests or CI.
  */
-import type { ProviderId } from "./providers.ts";
+import type { ProviderId } from "../providers.ts";
 import type { UpstreamRequest } from "./types.ts";
 
 export interface ProviderProbe {

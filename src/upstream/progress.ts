@@ -3,7 +3,7 @@
  * call sees it, telling `step` each time a provider answered ("OpenAlex answered"). Failures are
  * not steps: they end the call and are answered as errors.
  */
-import { providerDef } from "./providers.ts";
+import { providerDef } from "../providers.ts";
 import type { UpstreamClient, UpstreamRequest } from "./types.ts";
 
 /** A provider's name for a step: the table's title, or an operator-declared endpoint's own name (a Sharpen reviewer). */

@@ -15,7 +15,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { UpstreamError } from "./faults.ts";
-import { providerDef } from "./providers.ts";
+import { providerDef } from "../providers.ts";
 import type { DocumentKind, UpstreamRequest } from "./types.ts";
 
 export type { DocumentKind } from "./types.ts";

@@ -6,7 +6,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ApiError } from "../errors.ts";
-export type { ClientCredentials, KeyPlacement } from "./providers.ts";
+export type { ClientCredentials, KeyPlacement } from "../providers.ts";
 
 /** What a request expects when its answer is not JSON: an HTML page, XML, plain text, or a PDF. */
 export type DocumentKind = "html" | "xml" | "text" | "pdf";
@@ -14,7 +14,7 @@ export type DocumentKind = "html" | "xml" | "text" | "pdf";
 /** What every request holds, whatever its answer. */
 export interface RequestBase {
   /**
-   * Provider id from the provider table (src/upstream/providers.ts); with `baseUrl`, just a name
+   * Provider id from the provider table (src/providers.ts); with `baseUrl`, just a name
    * for breakers and logs (e.g. `sharpen:family_b/model`).
    */
   provider: string;

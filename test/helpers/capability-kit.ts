@@ -15,7 +15,7 @@ import type { BaseContext, Capability, Filter, JsonObject } from "../../src/capa
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Violation } from "../../src/errors.ts";
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from "../../src/upstream/types.ts";
-import { PROVIDERS, type ProviderDef } from "../../src/upstream/providers.ts";
+import { PROVIDERS, type ProviderDef } from "../../src/providers.ts";
 import { checkJsonAnswer } from "../../src/upstream/response-check.ts";
 import { validate } from "../../src/validation.ts";
 import { type Harness, type HarnessOptions, type HttpResult, startHarness } from "./harness.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, describe, test } from "node:test";
-import { providerDef } from "../../src/upstream/providers.ts";
+import { providerDef } from "../../src/providers.ts";
 import { startCapabilityKit, type CapabilityKit } from "./capability-kit.ts";
 
 export interface DriftCase {

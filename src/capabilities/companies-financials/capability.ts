@@ -163,7 +163,7 @@ export const companiesFinancials = defineCapability({
     {
       id: "edgar",
       title: "SEC EDGAR",
-      // SEC_USER_AGENT, the contact EDGAR requires, is the provider's "key" (providers.ts).
+      // SEC_USER_AGENT, the contact EDGAR requires, is the provider's "key" (src/providers.ts).
       providers: ["sec"],
       async search(ctx, query) {
         const company = query.company as { cik?: string; ticker?: string };

@@ -14,7 +14,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { ApiError } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
-import { PROVIDERS } from "../../upstream/providers.ts";
+import { PROVIDERS } from "../../providers.ts";
 import { nullable, nullish } from "../../upstream/response-check.ts";
 import type { JsonRequest, TextRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft } from "../types.ts";

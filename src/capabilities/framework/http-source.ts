@@ -8,7 +8,7 @@
  * details) write `search(ctx, …)` themselves and send the same declared requests.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ProviderId } from "../../upstream/providers.ts";
+import type { ProviderId } from "../../providers.ts";
 import type { JsonRequest, UpstreamResponse } from "../../upstream/types.ts";
 import type { JsonValue, SourcePage } from "../types.ts";
 import type { Source } from "./sources.ts";

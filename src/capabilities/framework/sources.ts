@@ -8,7 +8,7 @@
  * stays on it: offsets and tokens of one source mean nothing to another.
  */
 import { ApiError } from "../../errors.ts";
-import { type ProviderId, requiredKeyOf } from "../../upstream/providers.ts";
+import { type ProviderId, requiredKeyOf } from "../../providers.ts";
 import type { CapabilityContext, JsonObject, JsonValue, SourcePage } from "../types.ts";
 
 export interface Source<Q, Settings = unknown> {
@@ -17,7 +17,7 @@ export interface Source<Q, Settings = unknown> {
   /** The provider's name as people know it, for notes. */
   title: string;
   /**
-   * The providers (src/upstream/providers.ts) this source calls. Their keys are the variables it needs
+   * The providers (src/providers.ts) this source calls. Their keys are the variables it needs
    * (the provider table says which; `keyOptional` ones are not needed): a source whose variable is
    * unset is skipped (and said so), and the live check (`quarry providers check`) knows what it calls.
    */

@@ -2,7 +2,7 @@
  * legal.read `historical`: the documented list of known historical works (spec 4.6: "an identifier
  * of a known historical work"), each with the public page its text is read from. Quarry holds no
  * text of any work: each is fetched from its source when read, through a provider of the table
- * (src/upstream/providers.ts; base URL variables in docs/providers.md):
+ * (src/providers.ts; base URL variables in docs/providers.md):
  * - `avalon`: The Avalon Project, Lillian Goldman Law Library, Yale Law School — transcriptions of
  *   documents in law, history and diplomacy (`institutional_transcription`);
  * - `un`: the United Nations' own page of the Universal Declaration (`official_publication`);

@@ -2,7 +2,7 @@
  * legal.read's documents split into sections off the event loop (src/workers/pool.ts): a whole
  * EUR-Lex act of a megabyte blocks a thread for 0.15-0.3 s, a volume's PDF longer. At most two threads,
  * none kept once idle for 30 s, a 1 GB heap cap per thread (the sources' answers are capped at 16-32
- * MB, src/upstream/providers.ts).
+ * MB, src/providers.ts).
  */
 import { ApiError } from "../../errors.ts";
 import { workerPool } from "../../workers/pool.ts";

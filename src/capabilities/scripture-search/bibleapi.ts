@@ -12,7 +12,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { ApiError, invalidRequest } from "../../errors.ts";
 import type { ProviderProbe } from "../../upstream/probe.ts";
-import { PROVIDERS } from "../../upstream/providers.ts";
+import { PROVIDERS } from "../../providers.ts";
 import type { JsonRequest } from "../../upstream/types.ts";
 import type { JsonObject, Link, RecordDraft } from "../types.ts";
 import { obj, str } from "../shared/read.ts";

@@ -1,7 +1,7 @@
 /**
  * Geocoding of navigation places with OpenStreetMap Nominatim (`GET /search?format=jsonv2&q=&limit=1`),
  * within its usage policy: the upstream client sends Quarry's descriptive User-Agent and paces the
- * provider to one request a second for the whole process (providers.ts `minIntervalMs`); answers are
+ * provider to one request a second for the whole process (src/providers.ts `minIntervalMs`); answers are
  * kept in the framework's bounded cache for 24 hours (misses too), so a name is asked once a day.
  *
  * A request's string places are geocoded before any routing, all within its deadline, or refused

@@ -6,7 +6,7 @@
  * connecting to the replay's address through its operator allow-list (src/reader).
  */
 import { isIP } from "node:net";
-import { PROVIDERS, type ProviderDef } from "../../upstream/providers.ts";
+import { PROVIDERS, type ProviderDef } from "../../providers.ts";
 
 /** Placeholder secret; recordings ignore `api_key`, so any value works. */
 export const DEMO_KEY = "demo-key";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test, type TestContext } from "node:test";
 import { request } from "undici";
-import { PROVIDERS } from "../../upstream/providers.ts";
+import { PROVIDERS } from "../../providers.ts";
 import { DEFAULT_FIXTURES_DIR, loadFixtureIndex, prefixForFolder } from "./fixture-index.ts";
 import { replayEnvironment } from "./replay-env.ts";
 import { parseUnheldHeader } from "./replay-headers.ts";
