@@ -28,7 +28,7 @@ import { LoginService } from "./people/logins.ts";
 import { ClientMetadataDocuments, type ClientMetadataOptions } from "./people/client-metadata.ts";
 import { OAuthService } from "./people/oauth.ts";
 import { AnswerCache, type AnswerStore, DEFAULT_ANSWER_BOUNDS, MemoryAnswerStore } from "./upstream/answer-cache.ts";
-import type { UpstreamClient } from "./upstream/types.ts";
+import type { PageRoute, UpstreamClient } from "./upstream/types.ts";
 export type { SharpenHandler } from "./sharpen/handler.ts";
 
 export interface AppDeps {
@@ -54,6 +54,8 @@ export interface AppDeps {
   clientMetadataFetch?: Pick<ClientMetadataOptions, "policy" | "resolver" | "ca">;
   /** A watch over each search call's provider answers (run-search.ts); the offline demo installs one (src/demo). */
   callWatch?: () => CallWatch;
+  /** Where pages read by address are fetched from (upstream/types.ts, PageRoute); tests and the offline demo install the replay's. */
+  pageRoute?: PageRoute;
   /** Said wherever an agent is oriented (catalog and MCP instructions); the offline demo's says it answers from recordings. */
   notice?: string;
 }
@@ -138,6 +140,7 @@ export function createServices(deps: AppDeps): Services {
     indexes,
     answers,
     ...(deps.callWatch === undefined ? {} : { callWatch: deps.callWatch }),
+    ...(deps.pageRoute === undefined ? {} : { pageRoute: deps.pageRoute }),
   });
   // Built once the other services exist; the catalog reads its block through this late binding.
   let sharpen: SharpenHandler | null = null;

@@ -34,7 +34,15 @@ import { weatherForecast } from "./weather-forecast/capability.ts";
 import { webRead } from "./web-read/capability.ts";
 import { webSearch } from "./web-search/capability.ts";
 
-export const capabilities = {
+/**
+ * The entries as written, held to "each key is its capability's id" by the compiler: a typo, or a
+ * folder copied without changing its `id`, fails `npm run typecheck`.
+ */
+function byId<T extends { [K in keyof T]: Capability<K & string> }>(entries: T): T {
+  return entries;
+}
+
+export const capabilities = byId({
   "academic.search": academicSearch,
   "music.search": musicSearch,
   "recipes.search": recipesSearch,
@@ -64,8 +72,9 @@ export const capabilities = {
   "companies.financials": companiesFinancials,
   "legal.search": legalSearch,
   "legal.read": legalRead,
-} satisfies Record<string, Capability>;
+});
 
+/** The ids Quarry implements: a closed union, derived from the entries. */
 export type CapabilityId = keyof typeof capabilities;
 
 export type Registry = Readonly<Record<string, Capability>>;

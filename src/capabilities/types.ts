@@ -8,7 +8,7 @@ import type { TObject } from "@sinclair/typebox";
 import type { Config } from "../config.ts";
 import type { Violation } from "../errors.ts";
 import type { CallCacheWatch } from "../upstream/answer-cache.ts";
-import type { UpstreamClient } from "../upstream/types.ts";
+import type { PageRoute, UpstreamClient } from "../upstream/types.ts";
 import type { BoundedCache, IndexOptions } from "./framework/cache.ts";
 import type { Meter } from "./framework/costs.ts";
 
@@ -108,6 +108,8 @@ export interface CapabilityContext<Settings = unknown> {
    * when the capability caches answers: a call answered wholly from it is charged 0.
    */
   answers?: CallCacheWatch;
+  /** Where pages read by address are fetched from, when the deployment installed a route (upstream/types.ts, PageRoute). */
+  pageRoute?: PageRoute;
 }
 
 /** What the engine needs to build a context; the service supplies it per call. */
@@ -157,8 +159,9 @@ export interface Availability {
 }
 
 /** One capability as the platform runs it. */
-export interface Capability {
-  id: string;
+export interface Capability<Id extends string = string> {
+  /** `topic.verb`, as spec 4.6 names it; the registry's key (checked by the compiler: registry.ts). */
+  id: Id;
   title: string;
   /** One line for the catalog. */
   summary: string;

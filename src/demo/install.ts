@@ -6,9 +6,10 @@
  * whether they run in a demo.
  */
 import type { CallWatch } from "../search/run-search.ts";
-import type { AnswerScreen } from "../upstream/types.ts";
+import type { AnswerScreen, PageRoute } from "../upstream/types.ts";
 import { DemoRecordings } from "./demo-recordings.ts";
 import { demoAnswerScreen } from "./no-recording.ts";
+import { pageRouteFromEnv } from "./replay/page-route.ts";
 
 /** Said wherever an agent is oriented (catalog instructions, MCP's server instructions) in the offline demo. */
 export const DEMO_NOTE =
@@ -31,13 +32,17 @@ const DEMO: DemoInstall = {
 };
 
 /**
- * The hooks a Quarry gets from its configuration: the demo's when `QUARRY_DEMO=1`, none otherwise.
- * `answerScreen` goes to the upstream client; `appDeps` to buildApp.
+ * The hooks a Quarry gets from its configuration: the demo's when `QUARRY_DEMO=1`, and the replay's
+ * page route for the reader whenever `WEB_READ_REPLAY_BASE_URL` points at a replay upstream (tests
+ * and the demo; never set in production); none otherwise. `answerScreen` goes to the upstream
+ * client; `appDeps` to buildApp.
  */
-export function demoHooks(config: { demo: boolean }): {
+export function demoHooks(config: { demo: boolean; env: Readonly<Record<string, string | undefined>> }): {
   answerScreen?: AnswerScreen;
-  appDeps: { callWatch?: () => CallWatch; notice?: string };
+  appDeps: { callWatch?: () => CallWatch; notice?: string; pageRoute?: PageRoute };
 } {
-  if (!config.demo) return { appDeps: {} };
-  return { answerScreen: DEMO.answerScreen, appDeps: { callWatch: DEMO.callWatch, notice: DEMO.notice } };
+  const pageRoute = pageRouteFromEnv(config.env);
+  const route = pageRoute === undefined ? {} : { pageRoute };
+  if (!config.demo) return { appDeps: route };
+  return { answerScreen: DEMO.answerScreen, appDeps: { callWatch: DEMO.callWatch, notice: DEMO.notice, ...route } };
 }

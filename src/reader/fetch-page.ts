@@ -4,10 +4,10 @@
  * read up to a byte cap, and its content type checked before its body is read. It never uses the
  * provider client (src/upstream): the address here is the caller's choice, not a provider's.
  */
-import { parseUnheldHeader, UNHELD_HEADER } from "../demo/replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { request } from "undici";
 import { type AddressPolicy, checkUrl, clipUrl } from "./address.ts";
+import type { PageRoute } from "../upstream/types.ts";
 
 /** Redirects followed at most (the sixth is refused). */
 export const MAX_REDIRECTS = 5;
@@ -48,10 +48,11 @@ export interface FetchOptions {
   maxBytes: number;
   signal: AbortSignal;
   /**
-   * Tests and the offline demo: read every page from `<base>/<host><path>` (the replay upstream)
-   * instead of its own address; the URL is still checked as given, and the connection as made.
+   * Where pages are fetched from instead of their own address, when the deployment installed a route
+   * (tests and the offline demo: the replay upstream); the URL is still checked as given, and the
+   * connection as made.
    */
-  replayBase?: string;
+  route?: PageRoute;
 }
 
 export interface FetchedPage {
@@ -65,11 +66,8 @@ export interface FetchedPage {
   bytes: Uint8Array;
   /** The body was longer than `maxBytes` and was cut there. */
   cut: boolean;
-  /**
-   * With `replayBase` (tests, the offline demo): what of the request the replay's copy was not made
-   * with (replay-headers.ts); `path=…` when it is the stand-in page for an address it has no copy of.
-   */
-  replayUnheld?: string[];
+  /** Read through a route: what the route says about where the page's text came from. */
+  routeNotes?: string[];
 }
 
 const ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,application/pdf;q=0.8,*/*;q=0.1";
@@ -102,10 +100,6 @@ function sniff(bytes: Uint8Array): PageKind | undefined {
   return undefined;
 }
 
-function replayUrl(base: string, url: URL): string {
-  return `${base.replace(/\/+$/, "")}/${url.host}${url.pathname}${url.search}`;
-}
-
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -126,7 +120,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
 export async function fetchPage(raw: string, options: FetchOptions): Promise<FetchedPage> {
   let url = checkUrl(raw, options.policy);
   for (let hop = 0; ; hop++) {
-    const target = options.replayBase === undefined ? url.href : replayUrl(options.replayBase, url);
+    const target = options.route === undefined ? url.href : options.route.target(url);
     const res = await request(target, {
       method: "GET",
       dispatcher: options.agent,
@@ -172,7 +166,7 @@ export async function fetchPage(raw: string, options: FetchOptions): Promise<Fet
     kind ??= sniff(bytes);
     if (kind === undefined) throw new UnsupportedType("of no declared type and not recognisably HTML or PDF");
     if (kind === "pdf" && cut) throw new PageFailed(`the PDF is larger than the ${options.maxBytes} bytes the reader reads`);
-    const unheld = options.replayBase === undefined ? [] : parseUnheldHeader(res.headers[UNHELD_HEADER]);
+    const routeNotes = options.route === undefined ? [] : options.route.notes(url.href, res.headers);
     return {
       url: url.href,
       kind,
@@ -180,7 +174,7 @@ export async function fetchPage(raw: string, options: FetchOptions): Promise<Fet
       ...(charset === undefined ? {} : { charset }),
       bytes,
       cut,
-      ...(unheld.length === 0 ? {} : { replayUnheld: unheld }),
+      ...(routeNotes.length === 0 ? {} : { routeNotes }),
     };
   }
 }

@@ -9,16 +9,15 @@ import { DEFAULT_MAX_BYTES, readerSettings } from "./reader.ts";
 const SETTINGS = ["WEB_READ_ENGINE", "WEB_READ_ALLOW_CIDRS", "WEB_READ_PORTS", "WEB_READ_MAX_BYTES", "WEB_READ_REPLAY_BASE_URL"];
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8");
 
-test("defaults: local engine, no allow-list, ports 80/443/8080/8443, 10 MiB, no replay", () => {
+test("defaults: local engine, no allow-list, ports 80/443/8080/8443, 10 MiB", () => {
   const s = readerSettings({});
   assert.equal(s.engine, "local");
   assert.deepEqual(s.policy.allowCidrs, []);
   assert.deepEqual([...s.policy.ports], [80, 443, 8080, 8443]);
   assert.equal(s.maxBytes, DEFAULT_MAX_BYTES);
   assert.equal(DEFAULT_MAX_BYTES, 10 * 1024 * 1024);
-  assert.equal(s.replayBase, undefined);
-  const set = readerSettings({ WEB_READ_ENGINE: "jina", WEB_READ_ALLOW_CIDRS: "10.0.0.0/8", WEB_READ_PORTS: "443", WEB_READ_MAX_BYTES: "2048", WEB_READ_REPLAY_BASE_URL: "http://127.0.0.1:9/webpages" });
-  assert.deepEqual([set.engine, set.policy.allowCidrs, [...set.policy.ports], set.maxBytes, set.replayBase], ["jina", ["10.0.0.0/8"], [443], 2048, "http://127.0.0.1:9/webpages"]);
+  const set = readerSettings({ WEB_READ_ENGINE: "jina", WEB_READ_ALLOW_CIDRS: "10.0.0.0/8", WEB_READ_PORTS: "443", WEB_READ_MAX_BYTES: "2048" });
+  assert.deepEqual([set.engine, set.policy.allowCidrs, [...set.policy.ports], set.maxBytes], ["jina", ["10.0.0.0/8"], [443], 2048]);
 });
 
 test("a wrong setting is refused with the variable's name", () => {

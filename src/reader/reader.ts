@@ -11,7 +11,6 @@
  *   connection that fails): `502 provider_error`; too slow (`READ_BUDGET_MS`): `504 provider_timeout`.
  * The local engine uses no circuit breaker: a broken site fails its own reads only.
  */
-import { answeredByStandInPage, unheldNote } from "../demo/replay/replay-headers.ts";
 import type { Agent } from "undici";
 import { ApiError, invalidRequest } from "../errors.ts";
 import type { CapabilityContext } from "../capabilities/types.ts";
@@ -34,8 +33,6 @@ export interface ReaderSettings {
   engine: ReadEngine;
   policy: AddressPolicy;
   maxBytes: number;
-  /** `WEB_READ_REPLAY_BASE_URL` (tests and the offline demo only). */
-  replayBase?: string;
   /** The guarded agent of these settings (made on first use). */
   agent(): Agent;
 }
@@ -53,13 +50,11 @@ export function readerSettings(env: Readonly<Record<string, string | undefined>>
   const rawMax = env.WEB_READ_MAX_BYTES?.trim();
   const maxBytes = rawMax ? Number(rawMax) : DEFAULT_MAX_BYTES;
   if (!Number.isInteger(maxBytes) || maxBytes < 1024) throw new Error(`WEB_READ_MAX_BYTES must be an integer >= 1024, got "${rawMax}"`);
-  const replayBase = env.WEB_READ_REPLAY_BASE_URL?.trim() || undefined;
   let agent: Agent | undefined;
   return {
     engine,
     policy,
     maxBytes,
-    ...(replayBase === undefined ? {} : { replayBase }),
     agent: () => {
       agent ??= guardedAgent({ policy, resolver: options.resolver ?? systemResolver });
       return agent;
@@ -106,7 +101,7 @@ async function readLocally(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk,
     userAgent: ctx.config.upstream.userAgent,
     maxBytes: s.maxBytes,
     signal,
-    ...(s.replayBase === undefined ? {} : { replayBase: s.replayBase }),
+    ...(ctx.pageRoute === undefined ? {} : { route: ctx.pageRoute }),
   });
   ctx.progress?.(`page fetched (${page.bytes.byteLength} bytes from ${new URL(page.url).host})`);
   const out = await runExtraction(
@@ -115,7 +110,7 @@ async function readLocally(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk,
   );
   ctx.progress?.("content extracted");
   const notes: string[] = [];
-  if (s.replayBase !== undefined) notes.push(replayNote(page));
+  notes.push(...(page.routeNotes ?? []));
   if (page.cut) notes.push(`The page is larger than the ${s.maxBytes} bytes the reader reads; its first ${s.maxBytes} bytes were read.`);
   if (out.wholePage) notes.push("No main article was found on the page; the text of the whole page is given.");
   if (out.pages !== undefined) notes.push(`A PDF of ${out.pages} page${out.pages === 1 ? "" : "s"}, read as text.`);
@@ -153,16 +148,6 @@ async function readWithJina(ctx: CapabilityContext<ReaderSettings>, ask: ReadAsk
     format: ask.format,
     notes: ["Read by Jina Reader."],
   };
-}
-
-/** Where a page read from the replay came from: its recorded copy, or the stand-in for an address it has none of. */
-function replayNote(page: { url: string; replayUnheld?: string[] }): string {
-  const unheld = page.replayUnheld ?? [];
-  if (answeredByStandInPage(unheld)) {
-    return `DEMO: the offline demo holds no copy of ${page.url}; the content is the demo's stand-in page, not this page's text.`;
-  }
-  if (unheld.length > 0) return unheldNote(unheld);
-  return `DEMO: read from the offline demo's recorded copy of ${page.url}, not from the live page.`;
 }
 
 function asApiError(err: unknown, ask: ReadAsk, signal: AbortSignal): unknown {

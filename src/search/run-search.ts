@@ -13,7 +13,7 @@ import { type AnswerCache, CallCacheWatch } from "../upstream/answer-cache.ts";
 import { whileClientWaits } from "../upstream/client.ts";
 import { DeadlineSignals } from "../upstream/deadlines.ts";
 import { reportingSteps } from "../upstream/progress.ts";
-import type { UpstreamClient } from "../upstream/types.ts";
+import type { PageRoute, UpstreamClient } from "../upstream/types.ts";
 
 export interface RunnerDeps {
   upstream: UpstreamClient;
@@ -26,6 +26,8 @@ export interface RunnerDeps {
   indexes: Indexes;
   /** A watch over each call's provider answers, when the deployment installs one (the offline demo does: src/demo). */
   callWatch?: () => CallWatch;
+  /** Where pages read by address are fetched from, when the deployment installs a route (tests and the demo: the replay). */
+  pageRoute?: PageRoute;
 }
 
 /**
@@ -103,6 +105,7 @@ export class SearchRunner {
       filters,
       ...(origin.progress === undefined ? {} : { progress: origin.progress }),
       ...(answers === undefined ? {} : { answers }),
+      ...(this.deps.pageRoute === undefined ? {} : { pageRoute: this.deps.pageRoute }),
     };
   }
 }

@@ -11,7 +11,7 @@ import type { Billing } from "../credits/billing.ts";
 import type { IdGenerator } from "../ids.ts";
 import type { SearchStore } from "../store/types.ts";
 import type { AnswerCache } from "../upstream/answer-cache.ts";
-import type { UpstreamClient } from "../upstream/types.ts";
+import type { PageRoute, UpstreamClient } from "../upstream/types.ts";
 import { RecordRows } from "./record-rows.ts";
 import { type CallWatch, SearchRunner } from "./run-search.ts";
 import { SearchSessions } from "./search-sessions.ts";
@@ -32,6 +32,8 @@ export interface SearchDeps {
   answers: AnswerCache;
   /** A watch over each call's provider answers, when the deployment installs one (run-search.ts). */
   callWatch?: () => CallWatch;
+  /** Where pages read by address are fetched from, when the deployment installs a route (run-search.ts). */
+  pageRoute?: PageRoute;
 }
 
 export interface SearchSteps {

@@ -142,3 +142,16 @@ export type AnswerScreen = (
   accepted: boolean,
 ) => void;
 
+/**
+ * Where pages read by their address (the reader: web.read, web.search's `read`) are fetched from when
+ * not from that address, and what to tell the caller about each one read that way. The address is
+ * still checked as given, and the connection as made. A live deployment has none; tests and the
+ * offline demo install the replay upstream's (src/demo/replay/page-route.ts).
+ */
+export interface PageRoute {
+  /** The URL fetched in place of `url`. */
+  target(url: URL): string;
+  /** Notes on a page read through the route (`url`: the page's address), from the answer's headers. */
+  notes(url: string, headers: Record<string, string | string[] | undefined>): string[];
+}
+

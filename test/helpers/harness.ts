@@ -110,7 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const store = options.store ?? opened!.store;
   const limiter: RateLimiter =
     options.limiter ?? (useRedis() ? await RedisRateLimiter.connect(process.env.REDIS_URL!) : new MemoryRateLimiter());
-  // As runtime.ts does: the offline demo's hooks when QUARRY_DEMO=1.
+  // As runtime.ts does: the offline demo's hooks when QUARRY_DEMO=1, the replay's page route for the reader.
   const demo = demoHooks(config);
   const upstream = new HttpUpstreamClient(config, undefined, undefined, undefined, demo.answerScreen);
   const clock = options.clock ?? new ManualClock(Date.now());

@@ -164,8 +164,14 @@ export interface VariantsDecl<Q, F extends string, Settings, As = Record<string,
   options: { readonly [V in ValueAt<Q, F> & string]: VariantDecl<NarrowedAt<Q, F, V>, Settings, As> };
 }
 
-export interface CapabilityDecl<S extends TObject, Settings = undefined, F extends string = never, As = Record<string, unknown>> {
-  id: string;
+export interface CapabilityDecl<
+  S extends TObject,
+  Settings = undefined,
+  F extends string = never,
+  As = Record<string, unknown>,
+  Id extends string = string,
+> {
+  id: Id;
   title: string;
   summary: string;
   description: string;
@@ -245,9 +251,13 @@ function refCheck(needs: RefNeeds<unknown> | undefined): (ref: JsonObject | null
   return (ref) => compiled.Check(ref);
 }
 
-export function defineCapability<S extends TObject, Settings = undefined, F extends string = never, As = Record<string, unknown>>(
-  declared: CapabilityDecl<S, Settings, F, As>,
-): Capability {
+export function defineCapability<
+  S extends TObject,
+  Settings = undefined,
+  F extends string = never,
+  As = Record<string, unknown>,
+  const Id extends string = string,
+>(declared: CapabilityDecl<S, Settings, F, As, Id>): Capability<Id> {
   const decl = { ...declared, ...held(declared.variants, declared.actions) };
   if ((decl.sources === undefined) === (decl.variants === undefined)) {
     throw new Error(`${decl.id}: declare exactly one of sources or variants`);
@@ -330,7 +340,7 @@ export function defineCapability<S extends TObject, Settings = undefined, F exte
 
   const rules = decl.rules ?? [];
   const update = decl.update;
-  const cap: Capability = {
+  const cap: Capability<Id> = {
     id: decl.id,
     title: decl.title,
     summary: decl.summary,
