@@ -46,7 +46,7 @@ export const flightsSearch = defineCapability({
     "two steps: the search lists outbound flights (`needs_return_selection: true`, prices for the round trip); " +
     "`details` on one returns `return_search` {capability, params} at no charge; executing it (the original " +
     "query plus `departure_token`) lists the return flights for that outbound, and `details` on the chosen return " +
-    "gives the booking options for both legs (4 credits, cached). On a one-way flight `details` gives its booking " +
+    "gives the booking options for both legs (cached). On a one-way flight `details` gives its booking " +
     "options directly. Single result: all options of a search come at once; `more` and `update` are not offered.",
   topic: "travel and places",
   schema: flightsSearchSchema,

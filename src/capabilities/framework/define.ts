@@ -344,7 +344,8 @@ export function defineCapability<
     id: decl.id,
     title: decl.title,
     summary: decl.summary,
-    description: decl.description,
+    // The cost sentence is the cost declaration's own (`basis`): a description never writes a price again.
+    description: `${decl.description.trimEnd()} Cost: ${decl.cost.basis}`,
     topic: decl.topic,
     schema: decl.schema,
     publishedSchema: publishedSchema(decl.schema, rules),

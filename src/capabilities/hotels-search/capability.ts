@@ -31,7 +31,7 @@ export const hotelsSearch = defineCapability({
     "answer does not say what occupancy it applied). Prices (`price_per_night`, `total_price`) are in `currency`. " +
     "`min_rating`, `max_price`, `amenities` and `property_type` are also checked on each record, so a page can be " +
     "empty while `has_more` stays true: send `more` for the next provider page. `details` fetches the property " +
-    "(description, address, phone, nearby places, booking offers and links) for 4 credits, cached after the first call.",
+    "(description, address, phone, nearby places, booking offers and links), cached after the first call.",
   topic: "travel and places",
   schema: hotelsSearchSchema,
   recordKeys: Type.Object({

@@ -41,8 +41,7 @@ export const legalSearch = defineCapability({
     "courtlistener-cluster:…), `source` (eu_official, case_index) and `source_class` always, and when known " +
     "`language`, `ecli` (EU case law), `document_kind`, `court`, `date`, `citations` and `full_text`, the exact " +
     "legal.read request that reads the document section by section (free). Records carry no snippet: nothing is " +
-    "paraphrased; read the text. 4 credits ($0.004) a search in either jurisdiction, `more` pages and `update` " +
-    "included; `details` is the stored candidate (free).",
+    "paraphrased; read the text. `details` is the stored candidate.",
   topic: "research and reading",
   schema: legalSearchSchema,
   sourceChecked: ["search"],

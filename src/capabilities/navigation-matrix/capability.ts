@@ -38,7 +38,7 @@ export const navigationMatrix = defineCapability({
     "answers; when it is not configured or fails, the OSRM public demo server answers for cars and " +
     "`notes[]` says so (car profile only, no service-level guarantee). The one record also carries " +
     "`locations` (as given, or lat,lon) and always `engine`, `attribution`, `license` and `license_url`. " +
-    "Single result; no record actions; no update. Free.",
+    "Single result; no record actions; no update.",
   topic: "travel and places",
   schema: navigationMatrixSchema,
   sourceChecked: ["locations"],

@@ -71,7 +71,7 @@ export const patentsSearch = defineCapability({
     "`pdf_url`. Not offered (Google Patents' results carry neither): a patent's type, CPC classes and " +
     "citation count on the record (they are in `details`), grant-date ranges (dates bound the publication " +
     "date; a grant is published on its grant date). Page paging: `more` continues after the last record " +
-    "returned. `details` (4 credits the first time, then cached) gives the inventors and assignees, " +
+    "returned. `details` (cached after the first call) gives the inventors and assignees, " +
     "dates and application number, abstract, claims (up to 100), an excerpt of the description, CPC " +
     "classifications, the family's applications with their legal status, citations and citing patents " +
     "(counts and the first 20), the timeline and the legal events, and the PDF link.",

@@ -30,9 +30,9 @@ export const placesSearch = defineCapability({
     "state only) and `distance_m` (metres from `location`, only with a location). `radius_m` requires " +
     "`location` and keeps places within it (those without coordinates are left out); `min_rating` and " +
     "`open_now` are checked on each place too, so a page can be empty while `has_more` stays true. Pages of " +
-    `\`num\`: each provider page (up to 20 places) is fetched once for 4 credits and served over as many \`more\` ` +
-    `as it takes, free; paging stops after ${MAX_PROVIDER_PAGES} provider pages. \`details\` fetches contacts, ` +
-    "hours, location and amenities (4 credits, cached after the first call).",
+    `\`num\`: each provider page (up to 20 places) is fetched once and served over as many \`more\` ` +
+    `as it takes; paging stops after ${MAX_PROVIDER_PAGES} provider pages. \`details\` fetches contacts, ` +
+    "hours, location and amenities (cached after the first call).",
   topic: "travel and places",
   schema: placesSearchSchema,
   recordKeys: Type.Object({

@@ -36,7 +36,7 @@ export const realestateSearch = defineCapability({
     "`lot_area_unit` is the unit the source reported the lot in, e.g. acres). A call returns `num` listings cut from " +
     "the API's pages (at most 20 of them); listings of home types not asked for are left out, so a page can " +
     "be short or empty while `has_more` is true. `details` fetches the property's facts, its reported sale " +
-    "history and the listing link (4 credits, then cached); a last sale the API does not report stays " +
+    "history and the listing link (cached after the first call); a last sale the API does not report stays " +
     "unknown. Commute times need a separate route request.",
   topic: "commerce",
   schema: realestateSearchSchema,

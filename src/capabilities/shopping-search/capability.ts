@@ -74,7 +74,7 @@ export const shoppingSearch = defineCapability({
     "search's filters, one at a time, `null` clears it, not with `sort` or `condition`; changing query, " +
     "country, language or location clears it, and sending it with such a change is refused). A call " +
     "returns `num` products from Google's pages of 40-60 and `more` continues after the last one. " +
-    "`details` fetches the product's specifications and merchant offers (4 credits, then cached); a " +
+    "`details` fetches the product's specifications and merchant offers (cached after the first call); a " +
     "result without a product page answers its own offer at no charge.",
   topic: "commerce",
   schema: shoppingSearchSchema,

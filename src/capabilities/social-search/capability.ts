@@ -95,16 +95,15 @@ export const socialSearch = defineCapability({
   title: "Social posts and profiles",
   summary: "Public posts or profiles from a microblog or a discussion forum, with engagement counts.",
   description:
-    "Searches `platform: microblog` (twitterapi.io; needs TWITTERAPI_API_KEY in the deployment; $0.00015 " +
-    "per post or profile returned, credits rounded up per call and reserved for `num`) or `platform: " +
-    "forum` (Reddit's public search; free) for `kind: posts` (default) or `profiles`. Records carry " +
+    "Searches `platform: microblog` (twitterapi.io; needs TWITTERAPI_API_KEY in the deployment) or `platform: " +
+    "forum` (Reddit's public search) for `kind: posts` (default) or `profiles`. Records carry " +
     "`platform` and `kind` (`post` or `profile`) always, and when the source has them `author` (handle), " +
     "`author_name`, `created_at` (ISO 8601), `likes`, `reposts`, `replies`, `views`; profiles `followers`, " +
     "`following`, `posts`, `verified`, `location`; forum records `subreddit`, `score`, `comments`, " +
     "`link_url` (the page a link post points to), `subscribers` (the community's) and `karma` (profiles). " +
     "Token paging: `more` continues where the last page stopped. `update` re-runs with merged params " +
     "(billed like a search). `details` fetches the full post with engagement now, or the profile, on the " +
-    "first call and caches it: microblog $0.00015 (1 credit), forum free. Reddit refuses many requests " +
+    "first call and caches it. Reddit refuses many requests " +
     "from datacenter networks; that is 502 provider_error with a hint, never an empty page.",
   topic: "media and entertainment",
   schema: socialSearchSchema,

@@ -27,8 +27,8 @@ export const transitRoutes = defineCapability({
     "them), `requested_time` and `lines`, and always `requested_time_status` (not_requested; sent: the source's " +
     "echo of the search names the requested time; unconfirmed: it does not, so the routes may be for another " +
     "time), `realtime_status` (not_indicated: the source does not say whether its times are live or scheduled), " +
-    "`source` and `fetched_at`. All alternatives come from one search (4 credits) and are held in the session: " +
-    "`more` pages through them for free; `details` is the stored itinerary (steps, stops, operators), free.",
+    "`source` and `fetched_at`. All alternatives come from one search and are held in the session: " +
+    "`more` pages through them; `details` is the stored itinerary (steps, stops, operators).",
   topic: "travel and places",
   schema: transitRoutesSchema,
   recordKeys: Type.Object({

@@ -81,9 +81,9 @@ export const videoSearch = defineCapability({
     "`duration` (`short` under 4 minutes, `medium` 4-20, `long` over 20). Records carry the title, watch URL, " +
     "the start of the description as snippet and, when YouTube has them, `channel`, `published_at` and " +
     "`thumbnail` (medium size when offered, else the default one). Token paging on YouTube's page tokens. " +
-    "`details` (free, cached): title, channel, published_at, duration_seconds, views, likes, comments (numbers), " +
-    "description (at most 3,000 characters), up to 10 tags, definition. `transcript` (4 credits on the first " +
-    "call, cached after): YouTube's own captions, English written by people when there are some, else English " +
+    "`details` (cached): title, channel, published_at, duration_seconds, views, likes, comments (numbers), " +
+    "description (at most 3,000 characters), up to 10 tags, definition. `transcript` (cached after the first " +
+    "call): YouTube's own captions, English written by people when there are some, else English " +
     "generated, else the first track: `language`, `auto_generated`, `available_languages`, `segments` (count), " +
     "`text` (at most 60,000 characters) and `timestamps` ({start, duration, text}, at most 2,000, " +
     "`timestamps_truncated` when cut). A video without captions (or one YouTube no longer has) answers 400 " +

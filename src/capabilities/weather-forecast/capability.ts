@@ -72,7 +72,7 @@ export const weatherForecast = defineCapability({
     `\`attribution\` ("${ATTRIBUTION}"), \`attribution_url\` (${ATTRIBUTION_URL}: Open-Meteo's licence asks for this link ` +
     `next to its data) and \`licence\` (${LICENCE.name}). \`details\` is the stored full ` +
     "forecast (every hour, the model grid point and elevation, and `conditions`: the weather code in " +
-    "words), free. Single result: no `more`, no `update` (execute again to change it). Free.",
+    "words), free. Single result: no `more`, no `update` (execute again to change it).",
   topic: "travel and places",
   schema: weatherForecastSchema,
   sourceChecked: ["location"],

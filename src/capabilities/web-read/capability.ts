@@ -22,7 +22,7 @@ export function webReadCapability(options: ReaderOptions = {}) {
       "(400, naming the type). One record: `content` (at most `max_chars` characters), `chars` (characters of " +
       "the whole content), `truncated` and `format`. Only http and https URLs on public addresses are read " +
       "(ports 80, 443, 8080 and 8443 by default); private, loopback and link-local targets are refused with a " +
-      "400 that says why, charged nothing. 5 credits a page; no update, no record actions.",
+      "400 that says why, charged nothing. No update, no record actions.",
     topic: "web and news",
     schema: webReadSchema,
     recordKeys: Type.Object({

@@ -30,7 +30,7 @@ export function webSearchCapability(options: ReaderOptions = {}) {
       "`time_range` limits results to the past day, week, month or year; `country` and `language` localise them. " +
       "Page paging (`more` asks for the next page; a short page is the last, and Google serves about the first 100 " +
       `results). \`read\` fetches a record's page and returns its main content as Markdown (at most ${READ_MAX_CHARS} ` +
-      "characters), through the same reader as web.read: 5 credits, then cached on the record; a record without a " +
+      "characters), through the same reader as web.read, then cached on the record; a record without a " +
       "`url` (some answer boxes) cannot be read.",
     topic: "web and news",
     schema: webSearchSchema,
