@@ -17,7 +17,7 @@ import { randomBase62 } from "../../src/ids.ts";
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "../../src/limits/rate-limiter.ts";
 import { type ReplayServer, startReplay } from "../../src/demo/replay/replay-server.ts";
 import { replayEnvironment } from "../../src/demo/replay/replay-env.ts";
-import { PostgresStore } from "../../src/store/postgres.ts";
+import { PostgresStore } from "../../src/store/postgres/store.ts";
 import { SqliteStore } from "../../src/store/sqlite.ts";
 import type { Store } from "../../src/store/types.ts";
 import { RedisAnswerStore } from "../../src/upstream/answer-cache-redis.ts";

@@ -4,18 +4,18 @@
  * transactions on one client, so concurrent instances cannot overspend a cap.
  */
 import pg from "pg";
-import { ApiError, sessionExpired } from "../errors.ts";
-import { type InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
-import { isUnavailable, jsonb, KEY_USED, type PgAccess, type Queryable } from "./postgres-access.ts";
-import { PostgresAccounts } from "./postgres-accounts.ts";
-import { type LostCallReport, PostgresLostCalls } from "./postgres-lost-calls.ts";
-import { PostgresPeople } from "./postgres-people.ts";
-import { PostgresSessions } from "./postgres-sessions.ts";
-import { KeyCache, type KeyLookup } from "./key-cache.ts";
+import { ApiError, sessionExpired } from "../../errors.ts";
+import { type InDoubtCall, InDoubtJournal } from "../in-doubt.ts";
+import { isUnavailable, jsonb, KEY_USED, type PgAccess, type Queryable } from "./access.ts";
+import { PostgresAccounts } from "./accounts.ts";
+import { type LostCallReport, PostgresLostCalls } from "./lost-calls.ts";
+import { PostgresPeople } from "./people.ts";
+import { PostgresSessions } from "./sessions.ts";
+import { KeyCache, type KeyLookup } from "../key-cache.ts";
 import {
   DAY_MS,
   toLedger,
-} from "./people-sql.ts";
+} from "../people-sql.ts";
 import {
   LEDGER_COLUMNS,
   ledgerValues,
@@ -25,7 +25,7 @@ import {
   numOrNull,
   type Raw,
   toAccount,
-} from "./sql-common.ts";
+} from "../sql-common.ts";
 import type {
   AccountPatch,
   AccountRow,
@@ -47,10 +47,10 @@ import type {
   Reservation,
   SessionRow,
   Store,
-} from "./types.ts";
-import { SessionChanged } from "./types.ts";
+} from "../types.ts";
+import { SessionChanged } from "../types.ts";
 
-export { jsonb } from "./postgres-access.ts";
+export { jsonb } from "./access.ts";
 
 export interface PostgresOpenOptions {
   /** Schema for every table (created if missing); tests use a fresh one each to isolate themselves. */
@@ -73,7 +73,7 @@ export interface PostgresOpenOptions {
   inDoubtDir?: string;
 }
 
-export type { LostCallReport } from "./postgres-lost-calls.ts";
+export type { LostCallReport } from "./lost-calls.ts";
 
 
 /** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
@@ -210,13 +210,13 @@ export class PostgresStore implements Store {
   private readonly keyCache: KeyCache;
   /** This database's identity (table store_identity), read by migrate(). */
   private storeId: string | null = null;
-  /** Calls in doubt (postgres-lost-calls.ts): answered 503 when a COMMIT's reply was lost, undone if they committed. */
+  /** Calls in doubt (lost-calls.ts): answered 503 when a COMMIT's reply was lost, undone if they committed. */
   private readonly lostCalls: PostgresLostCalls;
-  /** The people aggregate (postgres-people.ts), on this store's pool, error mapping and transactions. */
+  /** The people aggregate (people.ts), on this store's pool, error mapping and transactions. */
   private readonly people: PostgresPeople;
-  /** The search sessions' reads and sweep (postgres-sessions.ts); their writes are the billing commit's. */
+  /** The search sessions' reads and sweep (sessions.ts); their writes are the billing commit's. */
   private readonly sessions: PostgresSessions;
-  /** Accounts and keys (postgres-accounts.ts), with the key lookups' cache. */
+  /** Accounts and keys (accounts.ts), with the key lookups' cache. */
   private readonly accounts: PostgresAccounts;
 
   private constructor(
@@ -462,7 +462,7 @@ export class PostgresStore implements Store {
     return this.lostCalls.size;
   }
 
-  // Accounts and keys (postgres-accounts.ts)
+  // Accounts and keys (accounts.ts)
 
   createAccount(account: NewAccount): Promise<AccountRow> {
     return this.accounts.createAccount(account);
@@ -803,7 +803,7 @@ export class PostgresStore implements Store {
     );
   }
 
-  // Sessions and records (postgres-sessions.ts)
+  // Sessions and records (sessions.ts)
 
   getSession(id: string): Promise<SessionRow | null> {
     return this.sessions.getSession(id);
@@ -825,7 +825,7 @@ export class PostgresStore implements Store {
     return this.sessions.sweepExpired(before, limit);
   }
 
-  // People: logins, dashboard sessions, OAuth (postgres-people.ts)
+  // People: logins, dashboard sessions, OAuth (people.ts)
 
   touchKey(keyId: string, at: number): Promise<void> {
     return this.guard(async () => {

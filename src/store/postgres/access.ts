@@ -1,10 +1,10 @@
 /**
  * What an aggregate of the PostgreSQL store runs on: the store's pool, its error mapping (`guard`:
  * connection faults as 503, and the rest), its transactions (BEGIN … COMMIT on one client, ROLLBACK
- * on error, a broken connection never reused) and its row helpers. postgres.ts owns them.
+ * on error, a broken connection never reused) and its row helpers. store.ts owns them.
  */
 import type pg from "pg";
-import type { Raw } from "./sql-common.ts";
+import type { Raw } from "../sql-common.ts";
 
 export type Queryable = pg.Pool | pg.PoolClient;
 

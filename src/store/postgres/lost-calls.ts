@@ -5,10 +5,10 @@
  * that a call its caller was told failed is never charged. docs/reliability.md describes it; the
  * fault suites (test/store-faults.test.ts) hold it.
  */
-import { ApiError } from "../errors.ts";
-import type { InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
-import { isUnavailable, jsonb, type PgAccess } from "./postgres-access.ts";
-import { num, type Raw } from "./sql-common.ts";
+import { ApiError } from "../../errors.ts";
+import type { InDoubtCall, InDoubtJournal } from "../in-doubt.ts";
+import { isUnavailable, jsonb, type PgAccess } from "./access.ts";
+import { num, type Raw } from "../sql-common.ts";
 
 /**
  * What became of a call that was answered 503 because the reply to its COMMIT was lost and the

@@ -5,12 +5,12 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
-import { ApiError } from "../errors.ts";
-import { randomBase62 } from "../ids.ts";
-import { openStore } from "./open-store.ts";
-import { POOL_END_GRACE_MS, PostgresStore } from "./postgres.ts";
-import { loadMigrations } from "./sql-common.ts";
-import { runStoreContract } from "./store-contract.test-suite.ts";
+import { ApiError } from "../../errors.ts";
+import { randomBase62 } from "../../ids.ts";
+import { openStore } from "../open-store.ts";
+import { POOL_END_GRACE_MS, PostgresStore } from "./store.ts";
+import { loadMigrations } from "../sql-common.ts";
+import { runStoreContract } from "../store-contract.test-suite.ts";
 
 const url = process.env.DATABASE_URL ?? "";
 
