@@ -20,7 +20,8 @@ import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server
 import { runCli } from "../src/cli/run.ts";
 import { type InDoubtCall, InDoubtJournal } from "../src/store/in-doubt.ts";
 import { inDoubtDir, openStore } from "../src/store/open-store.ts";
-import { IDLE_IN_TRANSACTION_MS, type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres/store.ts";
+import { IDLE_IN_TRANSACTION_MS } from "../src/store/postgres/pool.ts";
+import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres/store.ts";
 import { SqliteStore } from "../src/store/sqlite.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";

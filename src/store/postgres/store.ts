@@ -3,13 +3,15 @@
  * service instances on one database). Balance changes are single conditional statements or short
  * transactions on one client, so concurrent instances cannot overspend a cap.
  */
-import pg from "pg";
+import type pg from "pg";
 import { ApiError, sessionExpired } from "../../errors.ts";
 import { type InDoubtCall, InDoubtJournal } from "../in-doubt.ts";
-import { isUnavailable, jsonb, KEY_USED, type PgAccess, type Queryable } from "./access.ts";
+import { jsonb, KEY_USED, type Queryable } from "./access.ts";
 import { PostgresAccounts } from "./accounts.ts";
+import { applyMigrations, createSchema } from "./migrations.ts";
 import { type LostCallReport, PostgresLostCalls } from "./lost-calls.ts";
 import { PostgresPeople } from "./people.ts";
+import { PgPool } from "./pool.ts";
 import { PostgresSessions } from "./sessions.ts";
 import { KeyCache, type KeyLookup } from "../key-cache.ts";
 import {
@@ -19,8 +21,6 @@ import {
 import {
   LEDGER_COLUMNS,
   ledgerValues,
-  loadMigrations,
-  refuseNewerSchema,
   num,
   numOrNull,
   type Raw,
@@ -76,12 +76,6 @@ export interface PostgresOpenOptions {
 export type { LostCallReport } from "./lost-calls.ts";
 
 
-/** Advisory lock key ("QUAR") serializing migrations across processes that start at once. */
-const MIGRATION_LOCK = 0x51554152;
-/** How long close() waits for connections still in use before closing them (endPool). */
-export const POOL_END_GRACE_MS = 5000;
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
 /** How long `commit()` keeps asking the database what became of a COMMIT whose reply was lost. */
 export const COMMIT_OUTCOME_WAIT_MS = 4000;
 /** How often calls answered "not known" are asked about again, until the database answers. */
@@ -119,15 +113,6 @@ function inDoubt(
         }
       : null,
   };
-}
-
-/** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
-export function mapPgError(error: unknown): unknown {
-  if (error instanceof ApiError) return error;
-  if (isUnavailable(error)) {
-    return new ApiError("service_unavailable", "The database is not reachable right now.", { cause: error });
-  }
-  return error;
 }
 
 function sessionGone(): ApiError {
@@ -196,17 +181,8 @@ class KeyRefused extends Error {
 }
 
 
-/** How long the server lets a transaction sit idle before ending it (and releasing its locks). */
-export const IDLE_IN_TRANSACTION_MS = 5000;
-
-/** pg's own `query_timeout`: the statement got no reply in time (the connection may be dead). */
-function isClientTimeout(error: unknown): boolean {
-  return error instanceof Error && !(error instanceof pg.DatabaseError) && error.message === "Query read timeout";
-}
-
 export class PostgresStore implements Store {
   readonly kind = "postgres" as const;
-  private readonly pool: pg.Pool;
   private readonly keyCache: KeyCache;
   /** This database's identity (table store_identity), read by migrate(). */
   private storeId: string | null = null;
@@ -220,54 +196,30 @@ export class PostgresStore implements Store {
   private readonly accounts: PostgresAccounts;
 
   private constructor(
-    pool: pg.Pool,
+    /** The pool every aggregate runs on (pool.ts). */
+    private readonly db: PgPool,
     keyCache: KeyCache,
     commitOutcomeWaitMs: number,
     lostCallProbeMs: number,
     onLostCall: (report: LostCallReport) => void,
     private readonly schema: string | null,
-    private readonly journal: InDoubtJournal | null,
+    journal: InDoubtJournal | null,
   ) {
     this.keyCache = keyCache;
-    this.pool = pool;
-    const access: PgAccess = {
-      pool,
-      guard: (work) => this.guard(work),
-      transaction: (work) => this.transaction(work),
-      rows: (sql, params, on) => this.rows(sql, params, on),
-      row: (sql, params, on) => this.row(sql, params, on),
-    };
-    this.people = new PostgresPeople(access);
-    this.sessions = new PostgresSessions(access);
-    this.accounts = new PostgresAccounts(access, keyCache);
-    this.lostCalls = new PostgresLostCalls(access, journal, commitOutcomeWaitMs, lostCallProbeMs, onLostCall);
+    this.people = new PostgresPeople(db);
+    this.sessions = new PostgresSessions(db);
+    this.accounts = new PostgresAccounts(db, keyCache);
+    this.lostCalls = new PostgresLostCalls(db, journal, commitOutcomeWaitMs, lostCallProbeMs, onLostCall);
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
     const { schema } = options;
-    if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
-      // The name goes into a connection parameter and DDL unquoted; accept plain identifiers only.
-      throw new Error(`Invalid PostgreSQL schema name: ${schema}`);
-    }
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: options.max ?? 10,
-      application_name: "quarry",
-      // Fail fast instead of hanging past a request deadline when the server is gone or slow.
-      connectionTimeoutMillis: 3000,
-      statement_timeout: 10000,
-      query_timeout: 10000,
-      // A transaction here never waits on anything but its own statements, so one idle for 5 s has
-      // lost its client (a process gone, or a link black-holed). It holds the account's row lock:
-      // every other instance's billed calls on that account wait on it until the server ends it.
-      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
-      ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+    const db = PgPool.create(url, {
+      ...(schema === undefined ? {} : { schema }),
+      ...(options.max === undefined ? {} : { max: options.max }),
     });
-    // An idle client losing its connection emits on the pool; unhandled, that would crash the
-    // process. pg drops the client itself and the next query opens a fresh one.
-    pool.on("error", () => {});
     const store = new PostgresStore(
-      pool,
+      db,
       new KeyCache(options.keyCacheTtlMs),
       options.commitOutcomeWaitMs ?? COMMIT_OUTCOME_WAIT_MS,
       options.lostCallProbeMs ?? LOST_CALL_PROBE_MS,
@@ -276,176 +228,30 @@ export class PostgresStore implements Store {
       options.inDoubtDir === undefined ? null : new InDoubtJournal(options.inDoubtDir),
     );
     try {
-      if (schema !== undefined) {
-        // Under the migration lock: CREATE SCHEMA IF NOT EXISTS races with itself across processes.
-        await store.transaction(async (client) => {
-          await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-          await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        });
-      }
+      if (schema !== undefined) await createSchema(db, schema);
     } catch (error) {
-      await pool.end().catch(() => {});
+      await db.pool.end().catch(() => {});
       throw error;
     }
     return store;
   }
 
-  private async guard<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      throw mapPgError(error);
-    }
-  }
-
-  private async rows(sql: string, params: unknown[] = [], on: Queryable = this.pool): Promise<Raw[]> {
-    return (await on.query(sql, params)).rows as Raw[];
-  }
-
-  private async row(
-    sql: string,
-    params: unknown[] = [],
-    on: Queryable = this.pool,
-  ): Promise<Raw | undefined> {
-    return (await this.rows(sql, params, on))[0];
-  }
-
-  /**
-   * BEGIN ... COMMIT on one client; ROLLBACK on any error. A broken connection is not reused.
-   * A COMMIT that gets no reply (a connection error, not an error the server sent) may or may not
-   * have committed: with `onLostCommit`, that is asked once the client is released, with what
-   * `work` returned; without it, it is an error like any other.
-   */
-  private async transaction<T>(
-    work: (client: pg.PoolClient) => Promise<T>,
-    onLostCommit?: (result: T, cause: unknown) => Promise<T>,
-  ): Promise<T> {
-    return this.guard(async () => {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      // A checked-out client whose connection dies emits "error" besides failing its query; the
-      // pool listens only while the client is idle, so without this the error would be uncaught
-      // and take the whole process down when the database goes away mid-transaction.
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on("error", onError);
-      let resolveLost: (() => Promise<T>) | undefined;
-      try {
-        await client.query("BEGIN");
-        const result = await work(client);
-        try {
-          await client.query("COMMIT");
-          return result;
-        } catch (error) {
-          // An error the server sent in reply to COMMIT (serialization failure, deferred
-          // constraint) means it rolled back: ROLLBACK and rethrow like any other.
-          if (onLostCommit === undefined || error instanceof pg.DatabaseError) throw error;
-          broken = error instanceof Error ? error : new Error(String(error));
-          resolveLost = () => onLostCommit(result, error);
-        }
-      } catch (error) {
-        // A statement that timed out on this side leaves the connection in an unknown state (a
-        // reply may still come, or never): a ROLLBACK on it would wait out another query timeout.
-        // Dropping the connection ends the transaction on the server just the same (or, should
-        // the link be black-holed, IDLE_IN_TRANSACTION_MS later).
-        if (broken === undefined && isClientTimeout(error)) broken = error as Error;
-        if (broken === undefined) {
-          await client.query("ROLLBACK").catch((rollbackError: unknown) => {
-            broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-          });
-        }
-        throw error;
-      } finally {
-        client.off("error", onError);
-        client.release(broken);
-      }
-      // Only a lost reply to COMMIT gets here; every other path returned or threw above.
-      return resolveLost!();
-    });
-  }
-
   async migrate(): Promise<void> {
-    const migrations = loadMigrations("postgres");
-    const storeId = await this.transaction(async (client) => {
-      // Transaction-scoped lock: a second process waits here, then sees the versions the first recorded.
-      await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-      await client.query(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-      );
-      const applied = new Set(
-        (await this.rows("SELECT version FROM schema_migrations", [], client)).map((r) => num(r.version)),
-      );
-      refuseNewerSchema(applied, migrations, "PostgreSQL");
-      for (const migration of migrations) {
-        if (applied.has(migration.version)) continue;
-        // No parameters: the simple protocol runs a multi-statement file in one call.
-        await client.query(migration.sql);
-        await client.query("INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)", [
-          migration.version,
-          Date.now(),
-        ]);
-      }
-      // This database's identity (calls in doubt carry it): made once, here under the lock, so
-      // processes starting together agree on it; made again only should the row have been deleted.
-      await client.query(
-        "INSERT INTO store_identity (id, created_at) SELECT gen_random_uuid()::text, $1::bigint" +
-          " WHERE NOT EXISTS (SELECT 1 FROM store_identity)",
-        [Date.now()],
-      );
-      return String(
-        (await this.row("SELECT id FROM store_identity ORDER BY created_at, id LIMIT 1", [], client))!.id,
-      );
-    });
-    this.storeId = storeId;
-    if (this.journal) {
-      // Calls left in doubt by an earlier process on this data directory. Those written against
-      // another database stay on disk for a store of that database: this one cannot tell what
-      // became of their transactions.
-      const { mine, foreign } = await this.journal.load(this.schema, storeId);
-      this.lostCalls.load(mine);
-      for (const call of foreign) {
-        this.lostCalls.report(
-          call,
-          "kept",
-          `it was written against another database (store ${call.storeId}, this one is ${storeId}); ` +
-            `left in ${this.journal.dir} for a store of that database`,
-        );
-      }
-    }
+    this.storeId = await applyMigrations(this.db);
+    // Calls left in doubt by an earlier process on this data directory (lost-calls.ts).
+    await this.lostCalls.recover(this.schema, this.storeId);
   }
 
   ping(): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("SELECT 1");
+    return this.db.guard(async () => {
+      await this.db.pool.query("SELECT 1");
     });
   }
 
   async close(): Promise<void> {
     // One last try for calls still in doubt; what stays unknown is reported for an operator.
-    await this.lostCalls.close(!this.pool.ended);
-    await this.endPool();
-  }
-
-  /**
-   * End the pool, within POOL_END_GRACE_MS. `pool.end()` waits for every connection in use to be
-   * released; one whose query never answers would hold it (and a stop, or a test file) for ever. Past
-   * the grace, such connections are closed from this side: their queries fail, their holders release
-   * them, and the pool ends.
-   */
-  private async endPool(): Promise<void> {
-    if (this.pool.ended) return;
-    const ended = this.pool.end();
-    const late = (ms: number) =>
-      new Promise<"late">((resolve) => {
-        setTimeout(() => resolve("late"), ms).unref();
-      });
-    if ((await Promise.race([ended.then(() => "ended" as const), late(POOL_END_GRACE_MS)])) === "ended") return;
-    // pg-pool keeps its connections, in use or idle, in `_clients` (no public list of them).
-    const clients = (this.pool as unknown as { _clients?: { connection?: { stream?: { destroy(): void } } }[] })._clients ?? [];
-    process.emitWarning(`PostgreSQL store: ${clients.length} connection(s) still in use ${POOL_END_GRACE_MS} ms after close; closing them.`);
-    for (const client of clients) client.connection?.stream?.destroy();
-    await Promise.race([ended.catch(() => undefined), late(POOL_END_GRACE_MS)]);
+    await this.lostCalls.close(!this.db.ended);
+    await this.db.end();
   }
 
   /**
@@ -521,9 +327,9 @@ export class PostgresStore implements Store {
 
   reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
     if (reservation.keyId !== undefined) return this.reserveWithKey(reservation, reservation.keyId);
-    return this.transaction(async (client) => {
+    return this.db.transaction(async (client) => {
       // The row lock taken by this UPDATE makes concurrent reserves re-check the cap in turn.
-      const held = await this.row(
+      const held = await this.db.row(
         `UPDATE accounts SET credits_reserved = credits_reserved + $2
          WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
         [reservation.accountId, reservation.amount],
@@ -550,8 +356,8 @@ export class PostgresStore implements Store {
     keyId: string,
   ): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
     try {
-      return await this.transaction(async (client) => {
-        const held = await this.row(
+      return await this.db.transaction(async (client) => {
+        const held = await this.db.row(
           `UPDATE accounts SET credits_reserved = credits_reserved + $2
            WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
           [reservation.accountId, reservation.amount],
@@ -560,8 +366,8 @@ export class PostgresStore implements Store {
         if (!held) return { ok: false, account: await this.account(reservation.accountId, client) };
         const account = toAccount(held);
         let heldFor: string | null = keyId;
-        if (!(await this.row(HOLD_KEY, [keyId, account.periodEnd, reservation.amount], client))) {
-          const found = await this.row(KEY_BUDGET, [keyId, account.periodEnd], client);
+        if (!(await this.db.row(HOLD_KEY, [keyId, account.periodEnd, reservation.amount], client))) {
+          const found = await this.db.row(KEY_BUDGET, [keyId, account.periodEnd], client);
           // No such key (never: keys are revoked, not deleted): the account's hold alone.
           if (!found) heldFor = null;
           else {
@@ -583,25 +389,25 @@ export class PostgresStore implements Store {
   }
 
   release(reservation: Reservation): Promise<AccountRow | null> {
-    return this.guard(async () => {
+    return this.db.guard(async () => {
       // Whatever the caller's copy says, the stored hold says whether a key's limit holds it too.
-      const row = await this.row(RELEASE_KEYED, [reservation.id]);
-      return row ? toAccount(row) : this.account(reservation.accountId, this.pool);
+      const row = await this.db.row(RELEASE_KEYED, [reservation.id]);
+      return row ? toAccount(row) : this.account(reservation.accountId, this.db.pool);
     });
   }
 
   releaseReservationsOlderThan(ageMs: number): Promise<number> {
-    return this.guard(async () => {
+    return this.db.guard(async () => {
       // One statement per reservation, like release(): each locks one reservation, then one account,
       // then the key whose limit it held against (if any), the same order as commit(), so sweepers on
       // several instances cannot deadlock each other or the calls.
-      const old = await this.rows(
+      const old = await this.db.rows(
         `SELECT id FROM reservations WHERE created_at < ${DB_NOW_MS} - $1 ORDER BY created_at`,
         [Math.max(0, Math.floor(ageMs))],
       );
       let released = 0;
       for (const { id } of old) {
-        if (await this.row(RELEASE_KEYED, [id])) released++;
+        if (await this.db.row(RELEASE_KEYED, [id])) released++;
       }
       return released;
     });
@@ -633,7 +439,7 @@ export class PostgresStore implements Store {
    * lostCalls: undone once the database answers, should it have committed.
    */
   async commit(op: CommitOp): Promise<Committed> {
-    const { row, charged } = await this.transaction(
+    const { row, charged } = await this.db.transaction(
       (client) => this.commitWrites(op, client),
       async (written, cause) => {
         const outcome = await this.lostCalls.outcomeOf(written.xid);
@@ -675,12 +481,12 @@ export class PostgresStore implements Store {
       keyId !== undefined
         ? await this.settleWithKey(op.reservation!.id, keyId, ledger, client)
         : ledger.credits === 0
-        ? await this.row(
+        ? await this.db.row(
             "SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1",
             [ledger.accountId],
             client,
           )
-        : await this.row(
+        : await this.db.row(
             `UPDATE accounts a SET credits_used = a.credits_used + room.fits
              FROM (SELECT id, GREATEST(0, LEAST($2::bigint, credits_cap - credits_used)) AS fits
                    FROM accounts WHERE id = $1 FOR UPDATE) room
@@ -741,7 +547,7 @@ export class PostgresStore implements Store {
    * commitWrites reads it (with `charged` and `xid`).
    */
   private async settleWithKey(reservationId: string, keyId: string, ledger: LedgerEntry, client: pg.PoolClient): Promise<Raw | undefined> {
-    const locked = await this.row(
+    const locked = await this.db.row(
       `WITH gone AS (DELETE FROM reservations WHERE id = $1 RETURNING amount)
        UPDATE accounts a SET credits_reserved = a.credits_reserved - g.amount
        FROM (SELECT COALESCE((SELECT amount FROM gone), 0) AS amount) g
@@ -751,15 +557,15 @@ export class PostgresStore implements Store {
     );
     if (!locked) return undefined;
     const room = num(locked.room);
-    const settled = await this.row(
+    const settled = await this.db.row(
       SETTLE_KEY,
       [keyId, numOrNull(locked.period_end), num(locked.released), ledger.credits, room],
       client,
     );
     const fits = settled ? num(settled.fits) : Math.max(0, Math.min(ledger.credits, room));
     return fits === 0
-      ? this.row("SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1", [ledger.accountId], client)
-      : this.row(
+      ? this.db.row("SELECT *, 0 AS charged, txid_current()::text AS xid FROM accounts WHERE id = $1", [ledger.accountId], client)
+      : this.db.row(
           `UPDATE accounts SET credits_used = credits_used + $2 WHERE id = $1
            RETURNING *, $2::bigint AS charged, txid_current()::text AS xid`,
           [ledger.accountId, fits],
@@ -772,10 +578,10 @@ export class PostgresStore implements Store {
   }
 
   ledgerTotal(accountId: string): Promise<number> {
-    return this.guard(async () =>
+    return this.db.guard(async () =>
       num(
         (
-          await this.row("SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = $1", [
+          await this.db.row("SELECT COALESCE(SUM(credits), 0) AS total FROM ledger WHERE account_id = $1", [
             accountId,
           ])
         )?.total,
@@ -787,9 +593,9 @@ export class PostgresStore implements Store {
     accountId: string,
     since: number,
   ): Promise<{ capability: string; operation: string; calls: number; credits: number }[]> {
-    return this.guard(async () =>
+    return this.db.guard(async () =>
       (
-        await this.rows(
+        await this.db.rows(
           `SELECT capability, operation, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits FROM ledger
            WHERE account_id = $1 AND created_at >= $2 GROUP BY capability, operation ORDER BY capability, operation`,
           [accountId, since],
@@ -828,18 +634,18 @@ export class PostgresStore implements Store {
   // People: logins, dashboard sessions, OAuth (people.ts)
 
   touchKey(keyId: string, at: number): Promise<void> {
-    return this.guard(async () => {
-      await this.pool.query("UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [keyId, at]);
+    return this.db.guard(async () => {
+      await this.db.pool.query("UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [keyId, at]);
     });
   }
 
   setting(name: string, initial: string): Promise<string> {
-    return this.guard(async () => {
+    return this.db.guard(async () => {
       // Read first: a setting made already needs no write (a standby still answers it).
-      const stored = await this.row("SELECT value FROM settings WHERE name = $1", [name]);
+      const stored = await this.db.row("SELECT value FROM settings WHERE name = $1", [name]);
       if (stored) return String(stored.value);
-      await this.pool.query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, initial]);
-      return String((await this.row("SELECT value FROM settings WHERE name = $1", [name]))!.value);
+      await this.db.pool.query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [name, initial]);
+      return String((await this.db.row("SELECT value FROM settings WHERE name = $1", [name]))!.value);
     });
   }
 
@@ -928,9 +734,9 @@ export class PostgresStore implements Store {
   }
 
   usageByDay(accountId: string, since: number): Promise<DailyUsage[]> {
-    return this.guard(async () =>
+    return this.db.guard(async () =>
       (
-        await this.rows(
+        await this.db.rows(
           `SELECT (created_at / ${DAY_MS}) * ${DAY_MS} AS day, capability, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits
            FROM ledger WHERE account_id = $1 AND created_at >= $2 GROUP BY day, capability ORDER BY day, capability`,
           [accountId, since],
@@ -940,9 +746,9 @@ export class PostgresStore implements Store {
   }
 
   recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    return this.guard(async () =>
+    return this.db.guard(async () =>
       (
-        await this.rows("SELECT * FROM ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [
+        await this.db.rows("SELECT * FROM ledger WHERE account_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2", [
           accountId,
           Math.max(0, Math.floor(limit)),
         ])
