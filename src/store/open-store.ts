@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { type LostCallReport, PostgresStore } from "./postgres/store.ts";
-import { SqliteStore } from "./sqlite.ts";
+import { SqliteStore } from "./sqlite/store.ts";
 import type { Store } from "./types.ts";
 
 export interface OpenStoreOptions {

@@ -18,7 +18,7 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from "../../src
 import { type ReplayServer, startReplay } from "../../src/demo/replay/replay-server.ts";
 import { replayEnvironment } from "../../src/demo/replay/replay-env.ts";
 import { PostgresStore } from "../../src/store/postgres/store.ts";
-import { SqliteStore } from "../../src/store/sqlite.ts";
+import { SqliteStore } from "../../src/store/sqlite/store.ts";
 import type { Store } from "../../src/store/types.ts";
 import { RedisAnswerStore } from "../../src/upstream/answer-cache-redis.ts";
 import { HttpUpstreamClient } from "../../src/upstream/client.ts";

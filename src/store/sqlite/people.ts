@@ -1,13 +1,13 @@
 /**
  * The embedded store's statements for what people use (migration 007): the reads run on the event
- * loop's connection (sqlite.ts), the writes are ops of the writer (sqlite-writer.ts, `t: "people"`),
+ * loop's connection (store.ts), the writes are ops of the writer (writer.ts, `t: "people"`),
  * so they run on the writer thread in its batches like every other write. No op throws for an
  * expected outcome (an email taken, a code replayed): they answer it, so a batch never rolls back
  * for them.
  */
-import { jsonText, type Raw } from "./sql-common.ts";
-import { DAY_MS, TOKEN_JOIN_COLUMNS, toOAuthCode } from "./people-sql.ts";
-import type { LoginRow, OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthTokenRow, WebSessionRow } from "./types.ts";
+import { jsonText, type Raw } from "../sql-common.ts";
+import { DAY_MS, TOKEN_JOIN_COLUMNS, toOAuthCode } from "../people-sql.ts";
+import type { LoginRow, OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthTokenRow, WebSessionRow } from "../types.ts";
 
 export const PEOPLE_READS = {
   findLoginByEmail: "SELECT * FROM logins WHERE email = ?",

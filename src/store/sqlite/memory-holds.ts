@@ -9,7 +9,7 @@
  * (in between, both count: the error is on the safe side). A hold made for a key with a limit
  * (Reservation.keyId) is counted for that key as well, with the same rule against its limit.
  */
-import type { Reservation } from "./types.ts";
+import type { Reservation } from "../types.ts";
 
 export class MemoryHolds {
   private readonly byId = new Map<string, { accountId: string; keyId: string | undefined; amount: number; createdAt: number }>();

@@ -1,6 +1,6 @@
 /**
  * Every write of the embedded store, as data in and data out, so it can run on whichever thread
- * owns the write connection: a worker thread for a database file (sqlite-write-worker.ts), the
+ * owns the write connection: a worker thread for a database file (write-worker.ts), the
  * main thread for an in-memory or read-only database.
  *
  * Writes arrive in batches (all the writes issued while the previous batch was being written).
@@ -12,9 +12,9 @@
  * that failed fails.
  */
 import type Database from "better-sqlite3";
-import { ApiError, sessionExpired } from "../errors.ts";
-import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, numOrNull, type Raw, toAccount, toKey } from "./sql-common.ts";
-import { applyPeopleWrite, type PeopleWrite } from "./sqlite-people.ts";
+import { ApiError, sessionExpired } from "../../errors.ts";
+import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, numOrNull, type Raw, toAccount, toKey } from "../sql-common.ts";
+import { applyPeopleWrite, type PeopleWrite } from "./people.ts";
 import {
   type AccountPatch,
   type AccountRow,
@@ -28,7 +28,7 @@ import {
   type RecordRow,
   type Reservation,
   SessionChanged,
-} from "./types.ts";
+} from "../types.ts";
 
 /**
  * CommitOp (types.ts) as the writer takes it: the hold named by id (a hold kept in memory is
@@ -55,7 +55,7 @@ export type WriteOp =
   | { t: "releaseBefore"; before: number }
   | { t: "commit"; commit: WriterCommit }
   | { t: "sweep"; before: number; limit: number }
-  /** Logins, dashboard sessions, OAuth (sqlite-people.ts). */
+  /** Logins, dashboard sessions, OAuth (people.ts). */
   | { t: "people"; op: PeopleWrite };
 
 /** What a thread boundary can carry of an error: enough to rebuild an ApiError or a SqliteError. */
@@ -127,7 +127,7 @@ function sessionGone(): ApiError {
 /**
  * A key's limit and its use in its account's current period (`used`: 0 when counted in an earlier
  * one), what its stored holds reserve, and the account's period. Also read by the serving process,
- * which checks a key's limit on the event loop (sqlite.ts, reserve).
+ * which checks a key's limit on the event loop (store.ts, reserve).
  */
 export const KEY_BUDGET_SQL =
   "SELECT k.credit_limit AS lim, CASE WHEN k.used_period_end IS a.period_end THEN k.credits_used ELSE 0 END AS used," +

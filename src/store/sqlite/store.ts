@@ -2,12 +2,12 @@
  * The embedded store: one SQLite file through better-sqlite3 (WAL). Used when no DATABASE_URL is
  * set. Reads run on this thread's connection (a few microseconds, never blocked by a writer in WAL
  * mode); every write goes through a WriteChannel: for a file, to a writer thread that owns the
- * only writing connection and batches writes into group commits (sqlite-write-channel.ts).
+ * only writing connection and batches writes into group commits (write-channel.ts).
  */
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 import {
   bound,
   decodeJsonText,
@@ -21,12 +21,12 @@ import {
   toKey,
   toRecord,
   toSession,
-} from "./sql-common.ts";
-import { KeyCache, type KeyLookup } from "./key-cache.ts";
-import { toLedger, toLogin, toOAuthClient, toOAuthGrant, toOAuthToken, toWebSession } from "./people-sql.ts";
-import { PEOPLE_READS, type PeopleWrite } from "./sqlite-people.ts";
+} from "../sql-common.ts";
+import { KeyCache, type KeyLookup } from "../key-cache.ts";
+import { toLedger, toLogin, toOAuthClient, toOAuthGrant, toOAuthToken, toWebSession } from "../people-sql.ts";
+import { PEOPLE_READS, type PeopleWrite } from "./people.ts";
 import { MemoryHolds } from "./memory-holds.ts";
-import { InlineChannel, type WriteChannel, WorkerChannel } from "./sqlite-write-channel.ts";
+import { InlineChannel, type WriteChannel, WorkerChannel } from "./write-channel.ts";
 import {
   isBusyCode,
   KEY_BUDGET_SQL,
@@ -35,7 +35,7 @@ import {
   toKeyBudgetRow,
   type WriteOp,
   type WriterCommit,
-} from "./sqlite-writer.ts";
+} from "./writer.ts";
 import {
   type AccountPatch,
   type AccountRow,
@@ -58,7 +58,7 @@ import {
   type Reservation,
   type SessionRow,
   type Store,
-} from "./types.ts";
+} from "../types.ts";
 
 export interface SqliteOpenOptions {
   /** Open the file read-only (tools, tests of the read-only fault path). */
@@ -142,7 +142,7 @@ type Forwarded = "reservation" | "ledger" | "newSession" | "recordAction" | "ses
 const FORWARDS_EVERY_FIELD: Exclude<keyof CommitOp, Forwarded> extends never ? true : never = true;
 void FORWARDS_EVERY_FIELD;
 
-/** The op as the writer takes it (sqlite-writer.ts): the hold by id, or none when it is held in memory. */
+/** The op as the writer takes it (writer.ts): the hold by id, or none when it is held in memory. */
 function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   // Built field by field: a rest pattern and spreads copied the op twice on every call.
   const commit: WriterCommit = { ledger: op.ledger, reservationId: holdInMemory ? null : (op.reservation?.id ?? null) };
@@ -472,7 +472,7 @@ export class SqliteStore implements Store {
 
   /**
    * Settle a call: the charge, its ledger row and its session writes in one transaction, grouped
-   * with the other writes of the same turn (see sqlite-writer.ts).
+   * with the other writes of the same turn (see writer.ts).
    */
   async commit(op: CommitOp): Promise<Committed> {
     const holds = this.holds;
@@ -537,7 +537,7 @@ export class SqliteStore implements Store {
     return this.write({ t: "sweep", before, limit });
   }
 
-  // People: logins, dashboard sessions, OAuth (writes: sqlite-people.ts on the writer)
+  // People: logins, dashboard sessions, OAuth (writes: people.ts on the writer)
 
   private people<T>(op: PeopleWrite): Promise<T> {
     return this.write<T>({ t: "people", op });
