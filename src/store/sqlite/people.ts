@@ -7,7 +7,8 @@
  */
 import { jsonText, type Raw } from "../sql-common.ts";
 import { DAY_MS, TOKEN_JOIN_COLUMNS, toOAuthCode } from "../people-sql.ts";
-import type { LoginRow, OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthTokenRow, WebSessionRow } from "../types.ts";
+import type { OAuthTokenRow } from "../types.ts";
+import type { PeopleWrite } from "./write-ops.ts";
 
 export const PEOPLE_READS = {
   findLoginByEmail: "SELECT * FROM logins WHERE email = ?",
@@ -26,24 +27,6 @@ export const PEOPLE_READS = {
   // The ledger's row id follows insertion (migration 002): the newest rows are the last ones.
   recentCalls: "SELECT * FROM ledger WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
 } as const;
-
-export type PeopleWrite =
-  | { t: "createLogin"; login: LoginRow }
-  | { t: "deleteLogin"; id: string }
-  | { t: "setLoginPassword"; id: string; passwordHash: string }
-  | { t: "noteSignIn"; id: string; at: number }
-  | { t: "touchKey"; keyId: string; at: number }
-  | { t: "setWebSession"; session: WebSessionRow }
-  | { t: "deleteWebSession"; idHash: string }
-  | { t: "setting"; name: string; initial: string }
-  | { t: "createOAuthClient"; client: OAuthClientRow }
-  | { t: "createOAuthCode"; code: OAuthCodeRow }
-  | { t: "useOAuthCode"; hash: string; at: number }
-  | { t: "createOAuthGrant"; grant: OAuthGrantRow; tokens: OAuthTokenRow[] }
-  | { t: "rotateOAuthRefresh"; hash: string; at: number; tokens: OAuthTokenRow[] }
-  | { t: "revokeOAuthGrant"; id: string; at: number }
-  | { t: "touchOAuthGrant"; id: string; at: number }
-  | { t: "sweepPeople"; before: number; limit: number };
 
 const SQL = {
   insertLogin:

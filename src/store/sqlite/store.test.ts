@@ -11,7 +11,8 @@ import Database from "better-sqlite3";
 import { ApiError } from "../../errors.ts";
 import { openStore } from "../open-store.ts";
 import { loadMigrations } from "../sql-common.ts";
-import { GET_RECORDS_SQL, InstanceLockedError, SqliteStore } from "./store.ts";
+import { InstanceLockedError } from "./connection.ts";
+import { GET_RECORDS_SQL, SqliteStore } from "./store.ts";
 import { runStoreContract } from "../store-contract.test-suite.ts";
 
 const unavailable = (error: unknown): boolean =>

@@ -4,16 +4,10 @@
  * mode); every write goes through a WriteChannel: for a file, to a writer thread that owns the
  * only writing connection and batches writes into group commits (write-channel.ts).
  */
-import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import Database from "better-sqlite3";
-import { ApiError } from "../../errors.ts";
 import {
   bound,
   decodeJsonText,
   KEY_JOIN_COLUMNS,
-  loadMigrations,
-  refuseNewerSchema,
   num,
   RECORD_COLUMNS,
   type Raw,
@@ -24,18 +18,12 @@ import {
 } from "../sql-common.ts";
 import { KeyCache, type KeyLookup } from "../key-cache.ts";
 import { toLedger, toLogin, toOAuthClient, toOAuthGrant, toOAuthToken, toWebSession } from "../people-sql.ts";
-import { PEOPLE_READS, type PeopleWrite } from "./people.ts";
-import { MemoryHolds } from "./memory-holds.ts";
-import { InlineChannel, type WriteChannel, WorkerChannel } from "./write-channel.ts";
-import {
-  isBusyCode,
-  KEY_BUDGET_SQL,
-  mapSqliteError,
-  Statements,
-  toKeyBudgetRow,
-  type WriteOp,
-  type WriterCommit,
-} from "./writer.ts";
+import { type ConnectionOptions, SqliteConnection } from "./connection.ts";
+import type { MemoryHolds } from "./memory-holds.ts";
+import { applyMigrations } from "./migrations.ts";
+import { PEOPLE_READS } from "./people.ts";
+import { KEY_BUDGET_SQL, toKeyBudgetRow } from "./writer.ts";
+import type { PeopleWrite, WriteOp, WriterCommit } from "./write-ops.ts";
 import {
   type AccountPatch,
   type AccountRow,
@@ -60,40 +48,6 @@ import {
   type Store,
 } from "../types.ts";
 
-export interface SqliteOpenOptions {
-  /** Open the file read-only (tools, tests of the read-only fault path). */
-  readonly?: boolean;
-  /** How long a write waits for another connection's lock before failing (default 5000 ms). */
-  busyTimeoutMs?: number;
-  /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
-  keyCacheTtlMs?: number;
-  /**
-   * This process serves the file (the server, not a tool): take the instance lock, so a second
-   * server on the same file refuses to start, and keep credit holds in memory (memory-holds.ts).
-   */
-  exclusive?: boolean;
-}
-
-export { mapSqliteError };
-
-/** Another server already serves this database file. */
-export class InstanceLockedError extends Error {
-  constructor(file: string, lockFile: string) {
-    super(
-      `Another Quarry server is already serving ${file} (it holds ${lockFile}). ` +
-        "Stop it, or give this one its own DATA_DIR; several instances share PostgreSQL (DATABASE_URL) instead.",
-    );
-    this.name = "InstanceLockedError";
-  }
-}
-
-/** Pause between read attempts while another connection holds a lock that blocks readers (rare in WAL). */
-const BUSY_RETRY_MS = 20;
-
-function isBusy(error: unknown): boolean {
-  return isBusyCode((error as { code?: unknown } | null)?.code);
-}
-
 /**
  * A page of a session: the row-id range of its seq (migration 003), search_id checked too.
  * Parameters: from, to (offsets within the session's slots), search id. Exported for its plan test.
@@ -103,12 +57,6 @@ export const GET_RECORDS_SQL =
   ` AND r.slot < s.seq * ${MAX_SESSION_RECORDS} + ? WHERE s.id = ? AND r.search_id = s.id ORDER BY r.slot`;
 
 const SQL = {
-  migrationsTable:
-    "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-  hasMigrationsTable: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'",
-  appliedVersions: "SELECT version FROM schema_migrations",
-  recordMigration: "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-
   getAccount: "SELECT * FROM accounts WHERE id = ?",
   listAccounts: "SELECT * FROM accounts ORDER BY created_at, id",
   countAccounts: "SELECT COUNT(*) AS n FROM accounts",
@@ -165,179 +113,60 @@ function writerCommit(op: CommitOp, holdInMemory: boolean): WriterCommit {
   return commit;
 }
 
+export interface SqliteOpenOptions extends ConnectionOptions {
+  /** Lifetime of cached key lookups (key-cache.ts); 0 turns the cache off. */
+  keyCacheTtlMs?: number;
+}
+
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;
-  private readonly db: Database.Database;
-  private readonly statements: Statements;
-  /** Where writes go: inline until migrate() starts the writer thread of a file database. */
-  private writes: WriteChannel;
-
-  /** How long one write waits for another connection's write lock before answering 503. */
-  private readonly busyTimeoutMs: number;
-
-  /** The file a writer thread writes (null for memory/read-only: those write inline). */
-  private readonly writerFile: string | null;
-  private readonly keyCache: KeyCache;
-  /** Held by a serving process: an open EXCLUSIVE transaction on `<file>.lock` (released by the OS on exit). */
-  private instanceLock: Database.Database | null = null;
-  /** Credit holds of the calls in flight, in memory when this process serves the file alone. */
   private readonly holds: MemoryHolds | null;
 
   private constructor(
-    db: Database.Database,
-    busyTimeoutMs: number,
-    writerFile: string | null,
-    keyCache: KeyCache,
-    instanceLock: Database.Database | null,
+    /** The reading connection, the write channel and the instance lock (connection.ts). */
+    private readonly conn: SqliteConnection,
+    private readonly keyCache: KeyCache,
   ) {
-    this.instanceLock = instanceLock;
-    this.holds = instanceLock ? new MemoryHolds() : null;
-    this.writerFile = writerFile;
-    this.keyCache = keyCache;
-    this.statements = new Statements(db);
-    this.db = db;
-    this.busyTimeoutMs = busyTimeoutMs;
-    this.writes = new InlineChannel(db, busyTimeoutMs);
+    this.holds = conn.holds;
   }
 
   /** Open (creating if needed) the database file; `":memory:"` gives a private in-memory database. */
   static open(file: string, options: SqliteOpenOptions = {}): SqliteStore {
-    try {
-      if (file !== ":memory:" && file !== "" && !options.readonly) {
-        mkdirSync(dirname(resolve(file)), { recursive: true });
-      }
-      const db = new Database(file, { readonly: options.readonly ?? false });
-      // A read-only connection cannot switch the journal mode; a file made by open() is WAL already.
-      if (!options.readonly) db.pragma("journal_mode = WAL");
-      // NORMAL in WAL mode survives a process crash (only an OS crash may lose the last commits).
-      db.pragma("synchronous = NORMAL");
-      const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000));
-      db.pragma("foreign_keys = ON");
-      // SQLite does not wait for a lock itself on this thread: its wait is synchronous and would
-      // freeze the whole process once per waiting call. guard() and the write channels wait
-      // between attempts instead.
-      db.pragma("busy_timeout = 0");
-      const onDisk = file !== ":memory:" && file !== "";
-      const threaded = !options.readonly && onDisk;
-      let lock: Database.Database | null = null;
-      try {
-        if (options.exclusive && threaded) lock = SqliteStore.lockInstance(resolve(file));
-      } catch (error) {
-        db.close();
-        throw error;
-      }
-      return new SqliteStore(db, busyTimeoutMs, threaded ? resolve(file) : null, new KeyCache(options.keyCacheTtlMs), lock);
-    } catch (error) {
-      // Not an SQLite error (InstanceLockedError included): passed through as it is.
-      throw mapSqliteError(error);
-    }
-  }
-
-  /**
-   * One serving process per file: credit holds live in its memory and it releases every stored
-   * hold at start, so a second server on the same file would break both. The lock is an EXCLUSIVE
-   * transaction kept open on a small side file; the operating system drops it when the process
-   * ends, crash included. Tools (the CLI) open the file without it.
-   */
-  private static lockInstance(file: string): Database.Database {
-    const lockFile = `${file}.lock`;
-    const lock = new Database(lockFile);
-    try {
-      lock.pragma("busy_timeout = 0");
-      lock.pragma("locking_mode = EXCLUSIVE");
-      lock.exec("BEGIN EXCLUSIVE");
-      return lock;
-    } catch (error) {
-      lock.close();
-      if (isBusy(error)) throw new InstanceLockedError(file, lockFile);
-      throw error;
-    }
+    return new SqliteStore(SqliteConnection.open(file, options), new KeyCache(options.keyCacheTtlMs));
   }
 
   private row(sql: string, ...params: unknown[]): Raw | undefined {
-    return this.statements.row(sql, ...params);
+    return this.conn.row(sql, ...params);
   }
 
   private rows(sql: string, ...params: unknown[]): Raw[] {
-    return this.statements.rows(sql, ...params);
+    return this.conn.rows(sql, ...params);
   }
 
-  /**
-   * Run one read (or the migration); while another connection holds a lock that blocks it,
-   * retry until the busy timeout, then answer 503, without blocking the event loop.
-   */
-  private async guard<T>(work: () => T): Promise<T> {
-    const deadline = Date.now() + this.busyTimeoutMs;
-    for (;;) {
-      try {
-        return work();
-      } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) throw mapSqliteError(error);
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(BUSY_RETRY_MS, deadline - Date.now())));
-    }
+  private guard<T>(work: () => T): Promise<T> {
+    return this.conn.guard(work);
   }
 
   private write<T>(op: WriteOp): Promise<T> {
-    return this.writes.submit(op) as Promise<T>;
+    return this.conn.write(op);
   }
 
   async migrate(): Promise<void> {
-    await this.applyMigrations();
-    // Once the schema is in place, writes move to the writer thread; this connection only reads.
-    if (this.writerFile && !(this.writes instanceof WorkerChannel)) {
-      const inline = this.writes;
-      this.writes = await WorkerChannel.start(this.writerFile, { busyTimeoutMs: this.busyTimeoutMs });
-      await inline.close();
-      this.db.pragma("wal_autocheckpoint = 0");
-      this.db.pragma("query_only = ON");
-    }
-  }
-
-  private applyMigrations(): Promise<void> {
-    return this.guard(() => {
-      const migrations = loadMigrations("sqlite");
-      const pending = (): typeof migrations => {
-        if (!this.db.prepare(SQL.hasMigrationsTable).get()) return migrations;
-        const applied = new Set(
-          (this.db.prepare(SQL.appliedVersions).all() as Raw[]).map((r) => num(r.version)),
-        );
-        refuseNewerSchema(applied, migrations, "embedded");
-        return migrations.filter((m) => !applied.has(m.version));
-      };
-      // Read first: an up-to-date database (even a read-only one) needs no write transaction.
-      if (pending().length === 0) return;
-      // IMMEDIATE takes the write lock up front, so two processes starting at once apply in turn.
-      this.db
-        .transaction(() => {
-          this.db.exec(SQL.migrationsTable);
-          for (const migration of pending()) {
-            this.db.exec(migration.sql);
-            this.db.prepare(SQL.recordMigration).run(migration.version, Date.now());
-          }
-        })
-        .immediate();
-    });
+    await this.conn.guard(() => applyMigrations(this.conn.db));
+    await this.conn.startWriter();
   }
 
   ping(): Promise<void> {
-    return this.guard(() => {
-      this.db.prepare("SELECT 1").get();
-      if (!this.writes.alive) throw new ApiError("service_unavailable", "The embedded database writer is not running.");
-    });
+    return this.conn.ping();
   }
 
   /** Fault injection for tests: the writer thread ends as if it crashed. */
-  async crashWriterForTests(): Promise<void> {
-    if (this.writes instanceof WorkerChannel) await this.writes.terminate();
+  crashWriterForTests(): Promise<void> {
+    return this.conn.crashWriterForTests();
   }
 
-  async close(): Promise<void> {
-    await this.writes.close();
-    if (this.instanceLock?.open) this.instanceLock.close();
-    this.instanceLock = null;
-    this.statements.clear();
-    if (this.db.open) this.db.close();
+  close(): Promise<void> {
+    return this.conn.close();
   }
 
   // Accounts

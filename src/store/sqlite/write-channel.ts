@@ -12,7 +12,9 @@ import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
 import { ApiError } from "../../errors.ts";
 import type { FromWriter, QueuedOp, ToWriter, WriterData } from "./write-worker.ts";
-import { fromWireError, isBusyCode, mapSqliteError, SqliteWriter, type WriteOp, type WriteOutcome } from "./writer.ts";
+import { isBusyCode, mapSqliteError } from "./errors.ts";
+import { fromWireError, type WriteOp, type WriteOutcome } from "./write-ops.ts";
+import { SqliteWriter } from "./writer.ts";
 
 export interface WriteChannel {
   submit(op: WriteOp): Promise<unknown>;

@@ -11,7 +11,9 @@
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { isBusyCode, SqliteWriter, toWireError, type WireError, type WriteOp, type WriteOutcome } from "./writer.ts";
+import { isBusyCode } from "./errors.ts";
+import { toWireError, type WireError, type WriteOp, type WriteOutcome } from "./write-ops.ts";
+import { SqliteWriter } from "./writer.ts";
 
 export interface WriterData {
   file: string;

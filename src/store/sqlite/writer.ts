@@ -14,110 +14,20 @@
 import type Database from "better-sqlite3";
 import { ApiError, sessionExpired } from "../../errors.ts";
 import { decodeJsonText, jsonText, LEDGER_COLUMNS, ledgerValues, num, numOrNull, type Raw, toAccount, toKey } from "../sql-common.ts";
-import { applyPeopleWrite, type PeopleWrite } from "./people.ts";
 import {
   type AccountPatch,
   type AccountRow,
   type Committed,
-  type CommitOp,
   type KeyBudget,
   type KeyRow,
   MAX_SESSION_RECORDS,
-  type NewKey,
-  type NewAccount,
   type RecordRow,
   type Reservation,
   SessionChanged,
 } from "../types.ts";
-
-/**
- * CommitOp (types.ts) as the writer takes it: the hold named by id (a hold kept in memory is
- * dropped by the caller, so it sends null), JSON columns still as values. The writer encodes them:
- * on the writer thread that costs the event loop nothing, while cloning the values across costs it
- * less than stringifying them there (docs/performance.md, "Where the event loop's time goes").
- * The caller must not change the op until its write settles.
- */
-export type WriterCommit = Omit<CommitOp, "reservation"> & {
-  reservationId: string | null;
-  /** The key whose limit the call's hold counted against (Reservation.keyId): charged too. */
-  keyId?: string;
-};
-
-export type WriteOp =
-  | { t: "createAccount"; account: NewAccount }
-  | { t: "updateAccount"; id: string; patch: AccountPatch }
-  | { t: "rollPeriod"; accountId: string; expected: number; next: number }
-  | { t: "createKey"; key: NewKey }
-  | { t: "revokeKey"; keyId: string; at: number }
-  | { t: "setKeyLimit"; keyId: string; limit: number | null; periodStart: number }
-  | { t: "reserve"; reservation: Reservation }
-  | { t: "release"; reservation: Reservation }
-  | { t: "releaseBefore"; before: number }
-  | { t: "commit"; commit: WriterCommit }
-  | { t: "sweep"; before: number; limit: number }
-  /** Logins, dashboard sessions, OAuth (people.ts). */
-  | { t: "people"; op: PeopleWrite };
-
-/** What a thread boundary can carry of an error: enough to rebuild an ApiError or a SqliteError. */
-export interface WireError {
-  message: string;
-  /** SQLite result code (SQLITE_BUSY, ...) when the driver raised it. */
-  sqliteCode?: string;
-  /** Set when the op failed with an ApiError (a session swept meanwhile, ...). */
-  api?: { code: ApiError["code"]; hint?: string };
-  /** Set when the op failed with SessionChanged (its compare-and-set lost). */
-  changed?: true;
-}
-
-export type WriteOutcome = { ok: true; value: unknown } | { ok: false; error: WireError };
-
-export function toWireError(error: unknown): WireError {
-  if (error instanceof SessionChanged) return { message: error.message, changed: true };
-  if (error instanceof ApiError) {
-    return { message: error.message, api: { code: error.code, ...(error.hint === undefined ? {} : { hint: error.hint }) } };
-  }
-  const code = (error as { code?: unknown } | null)?.code;
-  return {
-    message: error instanceof Error ? error.message : String(error),
-    ...(typeof code === "string" ? { sqliteCode: code } : {}),
-  };
-}
-
-/** The error a WireError stands for, on the receiving side (SQLite faults are mapped by the caller). */
-export function fromWireError(wire: WireError): Error {
-  if (wire.changed) return new SessionChanged();
-  if (wire.api) return new ApiError(wire.api.code, wire.message, wire.api.hint === undefined ? {} : { hint: wire.api.hint });
-  const error = new Error(wire.message) as Error & { code?: string };
-  if (wire.sqliteCode !== undefined) error.code = wire.sqliteCode;
-  return error;
-}
-
-/** Primary result codes that mean "the file cannot be written now", not "the call is wrong". */
-const UNAVAILABLE_CODES = [
-  "SQLITE_BUSY",
-  "SQLITE_LOCKED",
-  "SQLITE_READONLY",
-  "SQLITE_IOERR",
-  "SQLITE_FULL",
-  "SQLITE_CANTOPEN",
-];
-
-/** Map faults of the file itself to 503 service_unavailable; anything else stays as it is (500). */
-export function mapSqliteError(error: unknown): unknown {
-  if (error instanceof ApiError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  // Extended codes (SQLITE_IOERR_WRITE, SQLITE_BUSY_SNAPSHOT, ...) share the primary prefix.
-  if (typeof code === "string" && UNAVAILABLE_CODES.some((c) => code === c || code.startsWith(c + "_"))) {
-    return new ApiError("service_unavailable", "The embedded database is not writable right now.", {
-      cause: error,
-    });
-  }
-  return error;
-}
-
-export function isBusyCode(code: unknown): boolean {
-  return typeof code === "string" && (code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_"));
-}
+import { Statements } from "./access.ts";
+import { applyPeopleWrite } from "./people.ts";
+import { toWireError, type WriteOp, type WriteOutcome, type WriterCommit } from "./write-ops.ts";
 
 function sessionGone(): ApiError {
   // The sweeper removed the search while the call ran; nothing of the op is written, nothing charged.
@@ -217,38 +127,6 @@ const SQL = {
  */
 export function slotOf(sessionSeq: number, position: number): number {
   return sessionSeq * MAX_SESSION_RECORDS + position;
-}
-
-/** Statements of one connection, prepared on first use (tables exist only after migrate) and reused. */
-export class Statements {
-  private readonly cache = new Map<string, Database.Statement>();
-
-  constructor(private readonly db: Database.Database) {}
-
-  get(sql: string): Database.Statement {
-    let statement = this.cache.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.cache.set(sql, statement);
-    }
-    return statement;
-  }
-
-  row(sql: string, ...params: unknown[]): Raw | undefined {
-    return this.get(sql).get(...params) as Raw | undefined;
-  }
-
-  rows(sql: string, ...params: unknown[]): Raw[] {
-    return this.get(sql).all(...params) as Raw[];
-  }
-
-  run(sql: string, ...params: unknown[]): { changes: number } {
-    return this.get(sql).run(...params);
-  }
-
-  clear(): void {
-    this.cache.clear();
-  }
 }
 
 export class SqliteWriter {
