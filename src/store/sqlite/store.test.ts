@@ -12,7 +12,8 @@ import { ApiError } from "../../errors.ts";
 import { openStore } from "../open-store.ts";
 import { loadMigrations } from "../sql-common.ts";
 import { InstanceLockedError } from "./connection.ts";
-import { GET_RECORDS_SQL, SqliteStore } from "./store.ts";
+import { GET_RECORDS_SQL } from "./sessions.ts";
+import { SqliteStore } from "./store.ts";
 import { runStoreContract } from "../store-contract.test-suite.ts";
 
 const unavailable = (error: unknown): boolean =>

@@ -33,20 +33,33 @@ export type WriterCommit = Omit<CommitOp, "reservation"> & {
   keyId?: string;
 };
 
+/** Every write, by aggregate: each file applies its own (writer.ts dispatches them). */
 export type WriteOp =
+  | AccountWrite
+  | LedgerWrite
+  /** The billing commit (commit.ts, applyCommit). */
+  | { t: "commit"; commit: WriterCommit }
+  | SessionWrite
+  /** Logins, dashboard sessions, OAuth (people.ts; PeopleWrite below). */
+  | { t: "people"; op: PeopleWrite };
+
+/** Accounts and keys (accounts.ts, applyAccountWrite). */
+export type AccountWrite =
   | { t: "createAccount"; account: NewAccount }
   | { t: "updateAccount"; id: string; patch: AccountPatch }
   | { t: "rollPeriod"; accountId: string; expected: number; next: number }
   | { t: "createKey"; key: NewKey }
   | { t: "revokeKey"; keyId: string; at: number }
-  | { t: "setKeyLimit"; keyId: string; limit: number | null; periodStart: number }
+  | { t: "setKeyLimit"; keyId: string; limit: number | null; periodStart: number };
+
+/** Credit holds stored in the file (ledger.ts, applyLedgerWrite). */
+export type LedgerWrite =
   | { t: "reserve"; reservation: Reservation }
   | { t: "release"; reservation: Reservation }
-  | { t: "releaseBefore"; before: number }
-  | { t: "commit"; commit: WriterCommit }
-  | { t: "sweep"; before: number; limit: number }
-  /** Logins, dashboard sessions, OAuth (people.ts; PeopleWrite below). */
-  | { t: "people"; op: PeopleWrite };
+  | { t: "releaseBefore"; before: number };
+
+/** Search sessions: the sweep of expired ones (sessions.ts, applySessionWrite). */
+export type SessionWrite = { t: "sweep"; before: number; limit: number };
 
 /** The people aggregate's writes (people.ts, applyPeopleWrite). */
 export type PeopleWrite =
