@@ -14,7 +14,7 @@ import { MemoryRateLimiter } from "../src/limits/rate-limiter.ts";
 import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
 import { startReplay } from "../src/demo/replay/replay-server.ts";
 import { embeddedDatabaseFile } from "../src/store/open-store.ts";
-import { SqliteStore } from "../src/store/sqlite.ts";
+import { SqliteStore } from "../src/store/sqlite/store.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
 import { buildBareApp } from "./bare-app.ts";
 import { BENCH_PLAN, type ChildReply, type ChildRequest, type ReadyMessage } from "./protocol.ts";

@@ -32,7 +32,7 @@ import { extractFacts } from "../src/capabilities/companies-financials/xbrl.ts";
 import { loadConfig } from "../src/config.ts";
 import { MemoryRateLimiter } from "../src/limits/rate-limiter.ts";
 import { replayEnvironment } from "../src/demo/replay/replay-env.ts";
-import { SqliteStore } from "../src/store/sqlite.ts";
+import { SqliteStore } from "../src/store/sqlite/store.ts";
 import { HttpUpstreamClient } from "../src/upstream/client.ts";
 import { hostBusyMeter } from "./cpu.ts";
 import { type LoopBlocks, watchLoop } from "./loop-watch.ts";

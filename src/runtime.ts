@@ -14,7 +14,7 @@ import {
   RedisRateLimiter,
 } from "./limits/rate-limiter.ts";
 import { openStore } from "./store/open-store.ts";
-import type { LostCallReport } from "./store/postgres.ts";
+import type { LostCallReport } from "./store/postgres/store.ts";
 import type { Store } from "./store/types.ts";
 import { DEFAULT_ANSWER_BOUNDS } from "./upstream/answer-cache.ts";
 import { RedisAnswerStore } from "./upstream/answer-cache-redis.ts";

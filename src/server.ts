@@ -2,7 +2,7 @@
 import { loadDotEnv } from "./env-file.ts";
 import { ApiError } from "./errors.ts";
 import { startQuarry } from "./runtime.ts";
-import { InstanceLockedError } from "./store/sqlite.ts";
+import { InstanceLockedError } from "./store/sqlite/connection.ts";
 
 // A `.env` in the working directory, under what the environment already sets (env-file.ts).
 const dotEnv = loadDotEnv();

@@ -12,7 +12,7 @@ import pg from "pg";
 import { keyUse } from "../src/accounts/accounts.ts";
 import { randomBase62 } from "../src/ids.ts";
 import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server.ts";
-import { PostgresStore } from "../src/store/postgres.ts";
+import { PostgresStore } from "../src/store/postgres/store.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 
 const READ = "/v1/capabilities/web.read/execute";

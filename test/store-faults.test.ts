@@ -20,8 +20,9 @@ import { type ReplayServer, startReplay } from "../src/demo/replay/replay-server
 import { runCli } from "../src/cli/run.ts";
 import { type InDoubtCall, InDoubtJournal } from "../src/store/in-doubt.ts";
 import { inDoubtDir, openStore } from "../src/store/open-store.ts";
-import { IDLE_IN_TRANSACTION_MS, type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres.ts";
-import { SqliteStore } from "../src/store/sqlite.ts";
+import { IDLE_IN_TRANSACTION_MS } from "../src/store/postgres/pool.ts";
+import { type LostCallReport, type PostgresOpenOptions, PostgresStore } from "../src/store/postgres/store.ts";
+import { SqliteStore } from "../src/store/sqlite/store.ts";
 import { type Harness, startHarness } from "./helpers/harness.ts";
 import { serverArgv, spawnQuarry, startQuarryProcess } from "./helpers/process.ts";
 import { type CutMode, startTcpProxy, type TcpProxy } from "./helpers/tcp-proxy.ts";

@@ -10,7 +10,7 @@ import { type Config, findPlan, type SharpenStage } from "../config.ts";
 import { allowedStages, STAGES } from "../sharpen/entitlement.ts";
 import { listInDoubt, retryUnresolved } from "../store/in-doubt.ts";
 import { inDoubtDir, openStore } from "../store/open-store.ts";
-import type { LostCallReport } from "../store/postgres.ts";
+import type { LostCallReport } from "../store/postgres/store.ts";
 import type { AccountRow, KeyRow, Store } from "../store/types.ts";
 import type { LoginService } from "../people/logins.ts";
 import { fields, isoOrDash, isoOrNull, json, type Output, table } from "./output.ts";

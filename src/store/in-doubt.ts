@@ -1,8 +1,9 @@
 /**
  * Calls in doubt, kept on disk (PostgreSQL only). A call whose COMMIT reply was lost while the
- * database stayed away is answered 503 and must be undone should it have committed (postgres.ts,
- * `commit`). The store asks about it until the database answers; this journal keeps the call across
- * a stop of the serving process, so the next store opened on the same directory settles it.
+ * database stayed away is answered 503 and must be undone should it have committed
+ * (postgres/commit.ts, postgres/lost-calls.ts). The store asks about it until the database answers;
+ * this journal keeps the call across a stop of the serving process, so the next store opened on the
+ * same directory settles it.
  *
  * One JSON file per call (`<ledger id>.json`), written before the 503 goes out (written to a
  * temporary name, fsynced, renamed, directory fsynced) and removed once the call is settled. A call

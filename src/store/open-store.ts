@@ -3,8 +3,8 @@
  * else the embedded SQLite file in the data directory. Migrations run before the store is returned.
  */
 import { join } from "node:path";
-import { type LostCallReport, PostgresStore } from "./postgres.ts";
-import { SqliteStore } from "./sqlite.ts";
+import { type LostCallReport, PostgresStore } from "./postgres/store.ts";
+import { SqliteStore } from "./sqlite/store.ts";
 import type { Store } from "./types.ts";
 
 export interface OpenStoreOptions {

@@ -1,6 +1,6 @@
 /**
  * The store contract: one suite of node:test tests that every Store implementation must pass
- * (sqlite.test.ts and postgres.test.ts run it). Tests share one store, so each makes its own
+ * (sqlite/store.test.ts and postgres/store.test.ts run it). Tests share one store, so each makes its own
  * accounts and ids; only the reservation and session sweeps use fixed old timestamps, which no
  * other test uses.
  */

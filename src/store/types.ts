@@ -289,7 +289,7 @@ export interface CommitOp {
      * The session's query and state as the call read them. The update applies only while they are
      * still so (compare-and-set): a follow-up on the same search that committed meanwhile (another
      * instance sharing PostgreSQL) fails this one with SessionChanged, writing nothing. PostgreSQL
-     * also puts them back should it have to undo the call (a lost COMMIT reply, postgres.ts).
+     * also puts them back should it have to undo the call (a lost COMMIT reply, postgres/lost-calls.ts).
      */
     previous: { query: JsonObject; state: JsonObject };
   };

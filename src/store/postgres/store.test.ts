@@ -5,12 +5,13 @@
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import pg from "pg";
-import { ApiError } from "../errors.ts";
-import { randomBase62 } from "../ids.ts";
-import { openStore } from "./open-store.ts";
-import { POOL_END_GRACE_MS, PostgresStore } from "./postgres.ts";
-import { loadMigrations } from "./sql-common.ts";
-import { runStoreContract } from "./store-contract.test-suite.ts";
+import { ApiError } from "../../errors.ts";
+import { randomBase62 } from "../../ids.ts";
+import { openStore } from "../open-store.ts";
+import { POOL_END_GRACE_MS } from "./pool.ts";
+import { PostgresStore } from "./store.ts";
+import { loadMigrations } from "../sql-common.ts";
+import { runStoreContract } from "../store-contract.test-suite.ts";
 
 const url = process.env.DATABASE_URL ?? "";
 
@@ -220,7 +221,7 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
       assert.deepEqual(killed, [{ ok: true }]);
       // The idle client sees the termination (a pool 'error') and the pool drops it. The ping below
       // must open a fresh connection, not race the dead one's FATAL.
-      const pool = (store as unknown as { pool: pg.Pool }).pool;
+      const pool = (store as unknown as { db: { pool: pg.Pool } }).db.pool;
       const deadline = Date.now() + 20_000;
       while (pool.totalCount > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(pool.totalCount, 0, "the pool dropped the terminated connection");
@@ -245,7 +246,7 @@ describe("PostgresStore", { skip: !process.env.DATABASE_URL ? "DATABASE_URL not 
     const store = await PostgresStore.open(url, { schema: freshSchema() });
     await store.migrate();
     // A connection in use, its query waiting far past the grace (as a black-holed one would).
-    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const pool = (store as unknown as { db: { pool: pg.Pool } }).db.pool;
     const stuck = pool.query("SELECT pg_sleep(60)").then(
       () => "answered",
       () => "failed",

@@ -9,7 +9,7 @@
  * (in between, both count: the error is on the safe side). A hold made for a key with a limit
  * (Reservation.keyId) is counted for that key as well, with the same rule against its limit.
  */
-import type { Reservation } from "./types.ts";
+import type { AccountRow, KeyRow, Reservation } from "../types.ts";
 
 export class MemoryHolds {
   private readonly byId = new Map<string, { accountId: string; keyId: string | undefined; amount: number; createdAt: number }>();
@@ -63,4 +63,16 @@ function subtract(totals: Map<string, number>, id: string, amount: number): void
   const left = (totals.get(id) ?? 0) - amount;
   if (left > 0) totals.set(id, left);
   else totals.delete(id);
+}
+
+/** The account with this process's in-memory holds counted in `creditsReserved` (none: as it is). */
+export function withHolds(holds: MemoryHolds | null, account: AccountRow): AccountRow {
+  const held = holds?.held(account.id) ?? 0;
+  return held === 0 ? account : { ...account, creditsReserved: account.creditsReserved + held };
+}
+
+/** The key with this process's in-memory holds counted in `creditsReserved` (none: as it is). */
+export function withKeyHolds(holds: MemoryHolds | null, key: KeyRow): KeyRow {
+  const held = holds?.heldForKey(key.id) ?? 0;
+  return held === 0 ? key : { ...key, creditsReserved: key.creditsReserved + held };
 }

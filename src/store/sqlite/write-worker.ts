@@ -1,5 +1,5 @@
 /**
- * The embedded store's writer thread (started by sqlite-write-channel.ts). It owns the only
+ * The embedded store's writer thread (started by write-channel.ts). It owns the only
  * connection that writes the database file, so the event loop never runs a write transaction,
  * never waits for the write lock and never copies WAL pages. It starts the bulk checkpoint thread
  * and completes checkpoints itself between batches when the WAL has grown (see topUp()).
@@ -11,7 +11,9 @@
 import { createRequire } from "node:module";
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { isBusyCode, SqliteWriter, toWireError, type WireError, type WriteOp, type WriteOutcome } from "./sqlite-writer.ts";
+import { isBusyCode } from "./errors.ts";
+import { toWireError, type WireError, type WriteOp, type WriteOutcome } from "./write-ops.ts";
+import { SqliteWriter } from "./writer.ts";
 
 export interface WriterData {
   file: string;

@@ -1,38 +1,10 @@
 /**
- * What an aggregate of the PostgreSQL store runs on: the store's pool, its error mapping (`guard`:
- * connection faults as 503, and the rest), its transactions (BEGIN … COMMIT on one client, ROLLBACK
- * on error, a broken connection never reused) and its row helpers. postgres.ts owns them.
+ * The PostgreSQL store's error mapping: which errors mean "the database cannot serve this now"
+ * (connection faults, timeouts, shutdown, a standby, too many connections...), answered 503
+ * service_unavailable, and which stay as they are (500). The pool's `guard` applies it to every call.
  */
-import type pg from "pg";
-import type { Raw } from "./sql-common.ts";
-
-export type Queryable = pg.Pool | pg.PoolClient;
-
-export interface PgAccess {
-  readonly pool: pg.Pool;
-  guard<T>(work: () => Promise<T>): Promise<T>;
-  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
-  rows(sql: string, params?: unknown[], on?: Queryable): Promise<Raw[]>;
-  row(sql: string, params?: unknown[], on?: Queryable): Promise<Raw | undefined>;
-}
-
-/**
- * JSON text PostgreSQL's jsonb accepts: it refuses the NUL character and unpaired surrogates, which
- * provider data may carry. Both become U+FFFD (the replacement character) instead of failing the call.
- */
-export function jsonb(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === "string" && (v.includes("\u0000") || !v.isWellFormed())
-      ? v.replaceAll("\u0000", "\uFFFD").toWellFormed()
-      : v,
-  );
-}
-
-/**
- * A key's use in its account's current period ($2: the account's period_end): what it used in an
- * earlier period counts 0 (a new period resets it without a write).
- */
-export const KEY_USED = "CASE WHEN used_period_end IS NOT DISTINCT FROM $2::bigint THEN credits_used ELSE 0 END";
+import pg from "pg";
+import { ApiError } from "../../errors.ts";
 
 /** Node socket errors: the server is down or the network between us is. */
 const NET_CODES = new Set([
@@ -70,4 +42,18 @@ export function isUnavailable(error: unknown, depth = 0): boolean {
   // Node's happy-eyeballs connect may reject with an AggregateError of per-address failures.
   if (error instanceof AggregateError) return error.errors.some((e) => isUnavailable(e, depth + 1));
   return error.cause !== undefined && isUnavailable(error.cause, depth + 1);
+}
+
+/** Map connection-level faults to 503 service_unavailable; anything else stays as it is (500). */
+export function mapPgError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (isUnavailable(error)) {
+    return new ApiError("service_unavailable", "The database is not reachable right now.", { cause: error });
+  }
+  return error;
+}
+
+/** pg's own `query_timeout`: the statement got no reply in time (the connection may be dead). */
+export function isClientTimeout(error: unknown): boolean {
+  return error instanceof Error && !(error instanceof pg.DatabaseError) && error.message === "Query read timeout";
 }

@@ -1,18 +1,20 @@
 /**
  * How the embedded store's writes reach the write connection. Both channels group the writes
- * issued within one event-loop turn into one batch (one transaction, see sqlite-writer.ts), and a
+ * issued within one event-loop turn into one batch (one transaction, see writer.ts), and a
  * caller's promise settles only after the transaction holding its write has committed, so an
  * answered call is as durable as with one transaction per call.
  *
- * - WorkerChannel (a database file): the batch goes to the writer thread (sqlite-write-worker.ts).
+ * - WorkerChannel (a database file): the batch goes to the writer thread (write-worker.ts).
  * - InlineChannel (in-memory or read-only databases, which a second connection cannot share or
  *   write): the batch runs on this thread's connection.
  */
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
-import { ApiError } from "../errors.ts";
-import type { FromWriter, QueuedOp, ToWriter, WriterData } from "./sqlite-write-worker.ts";
-import { fromWireError, isBusyCode, mapSqliteError, SqliteWriter, type WriteOp, type WriteOutcome } from "./sqlite-writer.ts";
+import { ApiError } from "../../errors.ts";
+import type { FromWriter, QueuedOp, ToWriter, WriterData } from "./write-worker.ts";
+import { isBusyCode, mapSqliteError } from "./errors.ts";
+import { fromWireError, type WriteOp, type WriteOutcome } from "./write-ops.ts";
+import { SqliteWriter } from "./writer.ts";
 
 export interface WriteChannel {
   submit(op: WriteOp): Promise<unknown>;
@@ -92,7 +94,7 @@ export class InlineChannel implements WriteChannel {
 const WORKER_BOOTSTRAP = `
 import { register } from "tsx/esm/api";
 register();
-await import(${JSON.stringify(new URL("./sqlite-write-worker.ts", import.meta.url).href)});
+await import(${JSON.stringify(new URL("./write-worker.ts", import.meta.url).href)});
 `;
 
 export interface WorkerChannelOptions {

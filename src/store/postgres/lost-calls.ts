@@ -5,10 +5,11 @@
  * that a call its caller was told failed is never charged. docs/reliability.md describes it; the
  * fault suites (test/store-faults.test.ts) hold it.
  */
-import { ApiError } from "../errors.ts";
-import type { InDoubtCall, InDoubtJournal } from "./in-doubt.ts";
-import { isUnavailable, jsonb, type PgAccess } from "./postgres-access.ts";
-import { num, type Raw } from "./sql-common.ts";
+import { ApiError } from "../../errors.ts";
+import type { InDoubtCall, InDoubtJournal } from "../in-doubt.ts";
+import { jsonb, type PgAccess } from "./access.ts";
+import { isUnavailable } from "./errors.ts";
+import { num, type Raw } from "../sql-common.ts";
 
 /**
  * What became of a call that was answered 503 because the reply to its COMMIT was lost and the
@@ -60,6 +61,26 @@ export class PostgresLostCalls {
   load(calls: readonly InDoubtCall[]): void {
     for (const call of calls) this.calls.set(call.xid, call);
     if (this.calls.size > 0) this.probe();
+  }
+
+  /**
+   * Calls left in doubt by an earlier process on the journal's directory, once the store knows its
+   * database (`storeId`): this database's are asked about from now on. Those written against another
+   * database stay on disk for a store of that database: this one cannot tell what became of their
+   * transactions.
+   */
+  async recover(schema: string | null, storeId: string): Promise<void> {
+    if (!this.journal) return;
+    const { mine, foreign } = await this.journal.load(schema, storeId);
+    this.load(mine);
+    for (const call of foreign) {
+      this.report(
+        call,
+        "kept",
+        `it was written against another database (store ${call.storeId}, this one is ${storeId}); ` +
+          `left in ${this.journal.dir} for a store of that database`,
+      );
+    }
   }
 
   /**

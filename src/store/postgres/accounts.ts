@@ -1,10 +1,10 @@
 /**
  * The PostgreSQL store's accounts and API keys (AccountStore): accounts and their periods, keys, a
  * key's own credit limit. Key lookups go through the store's key cache; a write that changes what a
- * lookup returns forgets it. Credit holds and charges are the ledger's (postgres.ts).
+ * lookup returns forgets it. Credit holds and charges are the ledger's (ledger.ts, commit.ts).
  */
-import { KEY_USED, type PgAccess, type Queryable } from "./postgres-access.ts";
-import type { KeyCache, KeyLookup } from "./key-cache.ts";
+import { KEY_USED, type PgAccess, type Queryable } from "./access.ts";
+import type { KeyCache, KeyLookup } from "../key-cache.ts";
 import {
   KEY_JOIN_COLUMNS,
   num,
@@ -12,14 +12,14 @@ import {
   type Raw,
   toAccount,
   toKey,
-} from "./sql-common.ts";
+} from "../sql-common.ts";
 import type {
   AccountPatch,
   AccountRow,
   KeyRow,
   NewAccount,
   NewKey,
-} from "./types.ts";
+} from "../types.ts";
 
 /** Patchable account fields and their columns (also the whitelist for the dynamic UPDATE). */
 const PATCH_COLUMNS = {
@@ -216,6 +216,12 @@ export class PostgresAccounts {
         at,
       ]);
       return row ? num(row.revoked_at) : null;
+    });
+  }
+
+  touchKey(keyId: string, at: number): Promise<void> {
+    return this.db.guard(async () => {
+      await this.db.pool.query("UPDATE api_keys SET last_used_at = GREATEST(COALESCE(last_used_at, 0), $2) WHERE id = $1", [keyId, at]);
     });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL store's people aggregate (PeopleStore): logins, dashboard sessions and OAuth
- * clients, codes, grants and tokens. It runs on the store's pool through PgAccess (postgres-access.ts):
+ * clients, codes, grants and tokens. It runs on the store's pool through PgAccess (access.ts):
  * the same error mapping and transactions as every other aggregate.
  */
 import type pg from "pg";
@@ -12,12 +12,12 @@ import {
   toOAuthGrant,
   toOAuthToken,
   toWebSession,
-} from "./people-sql.ts";
+} from "../people-sql.ts";
 import {
   decodeJsonParsed,
   num,
   toAccount,
-} from "./sql-common.ts";
+} from "../sql-common.ts";
 import type {
   AccountRow,
   LoginRow,
@@ -26,8 +26,8 @@ import type {
   OAuthGrantRow,
   OAuthTokenRow,
   WebSessionRow,
-} from "./types.ts";
-import { jsonb, type PgAccess } from "./postgres-access.ts";
+} from "../types.ts";
+import { jsonb, type PgAccess } from "./access.ts";
 
 export class PostgresPeople {
   constructor(private readonly db: PgAccess) {}

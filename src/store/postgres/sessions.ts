@@ -1,11 +1,11 @@
 /**
  * The PostgreSQL store's search sessions (SearchStore): a session, its records by position, a
  * record with its session, a page's source, and the sweep of expired sessions. Sessions and records
- * are written by the billing commit (postgres.ts), in the same transaction as the charge.
+ * are written by the billing commit (commit.ts), in the same transaction as the charge.
  */
-import { bound, decodeJsonParsed, RECORD_COLUMNS, toRecord, toSession } from "./sql-common.ts";
-import type { RecordRow, SessionRow } from "./types.ts";
-import type { PgAccess } from "./postgres-access.ts";
+import { bound, decodeJsonParsed, RECORD_COLUMNS, toRecord, toSession } from "../sql-common.ts";
+import type { RecordRow, SessionRow } from "../types.ts";
+import type { PgAccess } from "./access.ts";
 
 export class PostgresSessions {
   constructor(private readonly db: PgAccess) {}

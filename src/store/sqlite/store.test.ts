@@ -8,11 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import Database from "better-sqlite3";
-import { ApiError } from "../errors.ts";
-import { openStore } from "./open-store.ts";
-import { loadMigrations } from "./sql-common.ts";
-import { GET_RECORDS_SQL, InstanceLockedError, SqliteStore } from "./sqlite.ts";
-import { runStoreContract } from "./store-contract.test-suite.ts";
+import { ApiError } from "../../errors.ts";
+import { openStore } from "../open-store.ts";
+import { loadMigrations } from "../sql-common.ts";
+import { InstanceLockedError } from "./connection.ts";
+import { GET_RECORDS_SQL } from "./sessions.ts";
+import { SqliteStore } from "./store.ts";
+import { runStoreContract } from "../store-contract.test-suite.ts";
 
 const unavailable = (error: unknown): boolean =>
   error instanceof ApiError && error.code === "service_unavailable";

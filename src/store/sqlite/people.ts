@@ -1,49 +1,45 @@
 /**
- * The embedded store's statements for what people use (migration 007): the reads run on the event
- * loop's connection (sqlite.ts), the writes are ops of the writer (sqlite-writer.ts, `t: "people"`),
- * so they run on the writer thread in its batches like every other write. No op throws for an
- * expected outcome (an email taken, a code replayed): they answer it, so a batch never rolls back
- * for them.
+ * The embedded store's people aggregate (PeopleStore, migration 007): logins, dashboard sessions,
+ * OAuth clients, codes, grants and tokens. The reads run on the event loop's connection
+ * (SqlitePeople); the writes are ops of the writer (applyPeopleWrite, `t: "people"`), so they run
+ * on the writer thread in its batches like every other write; a key's last use (accounts.ts) and
+ * the settings (store.ts) ride the same ops. No op throws for an expected outcome (an email taken,
+ * a code replayed): they answer it, so a batch never rolls back for them.
  */
-import { jsonText, type Raw } from "./sql-common.ts";
-import { DAY_MS, TOKEN_JOIN_COLUMNS, toOAuthCode } from "./people-sql.ts";
-import type { LoginRow, OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthTokenRow, WebSessionRow } from "./types.ts";
+import {
+  TOKEN_JOIN_COLUMNS,
+  toLogin,
+  toOAuthClient,
+  toOAuthCode,
+  toOAuthGrant,
+  toOAuthToken,
+  toWebSession,
+} from "../people-sql.ts";
+import { decodeJsonText, jsonText, type Raw, toAccount } from "../sql-common.ts";
+import type {
+  AccountRow,
+  LoginRow,
+  OAuthClientRow,
+  OAuthCodeRow,
+  OAuthGrantRow,
+  OAuthTokenRow,
+  WebSessionRow,
+} from "../types.ts";
+import type { SqliteAccess } from "./access.ts";
+import { withHolds } from "./memory-holds.ts";
+import type { PeopleWrite } from "./write-ops.ts";
 
-export const PEOPLE_READS = {
+const READS = {
   findLoginByEmail: "SELECT * FROM logins WHERE email = ?",
   getLogin: "SELECT * FROM logins WHERE id = ?",
   listLogins: "SELECT * FROM logins WHERE account_id = ? ORDER BY created_at, id",
   getWebSession: "SELECT * FROM web_sessions WHERE id_hash = ?",
   getOAuthClient: "SELECT * FROM oauth_clients WHERE id = ?",
-  getSetting: "SELECT value FROM settings WHERE name = ?",
   findOAuthToken:
     `SELECT ${TOKEN_JOIN_COLUMNS} FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id` +
     " JOIN accounts a ON a.id = g.account_id WHERE t.token_hash = ?",
   listOAuthGrants: "SELECT * FROM oauth_grants WHERE account_id = ? ORDER BY created_at, id",
-  usageByDay:
-    `SELECT (created_at / ${DAY_MS}) * ${DAY_MS} AS day, capability, COUNT(*) AS calls, COALESCE(SUM(credits), 0) AS credits` +
-    " FROM ledger WHERE account_id = ? AND created_at >= ? GROUP BY day, capability ORDER BY day, capability",
-  // The ledger's row id follows insertion (migration 002): the newest rows are the last ones.
-  recentCalls: "SELECT * FROM ledger WHERE account_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?",
 } as const;
-
-export type PeopleWrite =
-  | { t: "createLogin"; login: LoginRow }
-  | { t: "deleteLogin"; id: string }
-  | { t: "setLoginPassword"; id: string; passwordHash: string }
-  | { t: "noteSignIn"; id: string; at: number }
-  | { t: "touchKey"; keyId: string; at: number }
-  | { t: "setWebSession"; session: WebSessionRow }
-  | { t: "deleteWebSession"; idHash: string }
-  | { t: "setting"; name: string; initial: string }
-  | { t: "createOAuthClient"; client: OAuthClientRow }
-  | { t: "createOAuthCode"; code: OAuthCodeRow }
-  | { t: "useOAuthCode"; hash: string; at: number }
-  | { t: "createOAuthGrant"; grant: OAuthGrantRow; tokens: OAuthTokenRow[] }
-  | { t: "rotateOAuthRefresh"; hash: string; at: number; tokens: OAuthTokenRow[] }
-  | { t: "revokeOAuthGrant"; id: string; at: number }
-  | { t: "touchOAuthGrant"; id: string; at: number }
-  | { t: "sweepPeople"; before: number; limit: number };
 
 const SQL = {
   insertLogin:
@@ -82,6 +78,113 @@ const SQL = {
   sweepCodes: "DELETE FROM oauth_codes WHERE rowid IN (SELECT rowid FROM oauth_codes WHERE expires_at < ? LIMIT ?)",
   sweepTokens: "DELETE FROM oauth_tokens WHERE rowid IN (SELECT rowid FROM oauth_tokens WHERE expires_at < ? LIMIT ?)",
 } as const;
+
+export class SqlitePeople {
+  constructor(private readonly db: SqliteAccess) {}
+
+  private write<T>(op: PeopleWrite): Promise<T> {
+    return this.db.write<T>({ t: "people", op });
+  }
+
+  createLogin(login: LoginRow): Promise<boolean> {
+    return this.write({ t: "createLogin", login });
+  }
+
+  findLoginByEmail(email: string): Promise<LoginRow | null> {
+    return this.db.guard(() => {
+      const row = this.db.row(READS.findLoginByEmail, email);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  getLogin(id: string): Promise<LoginRow | null> {
+    return this.db.guard(() => {
+      const row = this.db.row(READS.getLogin, id);
+      return row ? toLogin(row) : null;
+    });
+  }
+
+  listLogins(accountId: string): Promise<LoginRow[]> {
+    return this.db.guard(() => this.db.rows(READS.listLogins, accountId).map(toLogin));
+  }
+
+  deleteLogin(id: string): Promise<boolean> {
+    return this.write({ t: "deleteLogin", id });
+  }
+
+  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
+    return this.write({ t: "setLoginPassword", id, passwordHash });
+  }
+
+  async noteSignIn(loginId: string, at: number): Promise<void> {
+    await this.write({ t: "noteSignIn", id: loginId, at });
+  }
+
+  getWebSession(idHash: string): Promise<WebSessionRow | null> {
+    return this.db.guard(() => {
+      const row = this.db.row(READS.getWebSession, idHash);
+      return row ? toWebSession(row, decodeJsonText) : null;
+    });
+  }
+
+  async setWebSession(session: WebSessionRow): Promise<void> {
+    await this.write({ t: "setWebSession", session });
+  }
+
+  async deleteWebSession(idHash: string): Promise<void> {
+    await this.write({ t: "deleteWebSession", idHash });
+  }
+
+  async createOAuthClient(client: OAuthClientRow): Promise<void> {
+    await this.write({ t: "createOAuthClient", client });
+  }
+
+  getOAuthClient(id: string): Promise<OAuthClientRow | null> {
+    return this.db.guard(() => {
+      const row = this.db.row(READS.getOAuthClient, id);
+      return row ? toOAuthClient(row, decodeJsonText) : null;
+    });
+  }
+
+  async createOAuthCode(code: OAuthCodeRow): Promise<void> {
+    await this.write({ t: "createOAuthCode", code });
+  }
+
+  useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null> {
+    return this.write({ t: "useOAuthCode", hash, at });
+  }
+
+  async createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
+    await this.write({ t: "createOAuthGrant", grant, tokens });
+  }
+
+  findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null> {
+    return this.db.guard(() => {
+      const row = this.db.row(READS.findOAuthToken, hash);
+      return row ? { token: toOAuthToken(row, "t_"), grant: toOAuthGrant(row, "g_"), account: withHolds(this.db.holds, toAccount(row)) } : null;
+    });
+  }
+
+  rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid"> {
+    return this.write({ t: "rotateOAuthRefresh", hash, at, tokens });
+  }
+
+  listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]> {
+    return this.db.guard(() => this.db.rows(READS.listOAuthGrants, accountId).map((r) => toOAuthGrant(r)));
+  }
+
+  revokeOAuthGrant(grantId: string, at: number): Promise<number | null> {
+    return this.write({ t: "revokeOAuthGrant", id: grantId, at });
+  }
+
+  async touchOAuthGrant(grantId: string, at: number): Promise<void> {
+    await this.write({ t: "touchOAuthGrant", id: grantId, at });
+  }
+
+  sweepPeople(before: number, limit: number): Promise<number> {
+    return this.write({ t: "sweepPeople", before, limit });
+  }
+}
 
 /** What the writer lends the people ops: its prepared-statement cache. */
 export interface StatementRunner {
