@@ -16,7 +16,7 @@ import { free } from "../framework/costs.ts";
 import { type ActionOutput, defineCapability, type RecordView } from "../framework/define.ts";
 import { custom, range, type Rule, type RuleInput, sentPointer, validDate } from "../framework/rules.ts";
 import type { CapabilityContext, JsonObject } from "../types.ts";
-import { FACT_VIEWS, type FactView, factDetails } from "./facts.ts";
+import { FACT_VIEWS, type FactView, factDetails, factRef } from "./facts.ts";
 import { factDetailOf, factView, listFilings, resolveCik } from "./filing.ts";
 import { DAY } from "../framework/durations.ts";
 import { type CompaniesFinancialsQuery, companiesFinancialsSchema } from "./schema.ts";
@@ -208,7 +208,7 @@ export const companiesFinancials = defineCapability({
     },
   },
   // Fact records: the fact's other fields are in the record's ref, what its page shares in the page's source.
-  detailFromSource: (source, record) => factDetails(source, record.summary, record.ref),
+  detailFromSource: { ref: factRef, map: (source, record) => factDetails(source, record.summary, record.ref) },
   examples: [
     { title: "Apple's filings, newest first", body: { company: { ticker: "AAPL" } } },
     {

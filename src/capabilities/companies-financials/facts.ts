@@ -8,6 +8,7 @@
  * is summed, netted or completed: a member the filer did not report stays absent, and a fact
  * without dimensions is the filer's figure for the reporting entity, not a sum of the others.
  */
+import { type Static, Type } from "@sinclair/typebox";
 import type { JsonObject, JsonValue, Link, RecordDraft } from "../types.ts";
 import { SOURCE, filingIndexUrl } from "./edgar.ts";
 import type { Dimension, Extraction, ExtractedFact, Fact } from "./xbrl.ts";
@@ -233,38 +234,58 @@ export function pageSource(ref: FilingRef): string {
 }
 
 /** The `details` of a fact record: the whole fact (spec key order) and its filing's source links. */
-export function factDetails(source: string, summary: JsonObject, ref: JsonObject | null): { detail: JsonObject; links: Link[] } | null {
-  const fact = ref?.fact as JsonObject | undefined;
+// Any JSON value, as the store keeps it (Unknown to the checker, JsonValue to TypeScript).
+const json = Type.Unsafe<JsonValue>(Type.Unknown());
+/** What a fact record's ref keeps (factRecord) and its details read: its filing and the fact's fields its page does not share. */
+export const factRef = Type.Object({
+  cik: Type.String(),
+  accession: Type.String(),
+  fact: Type.Object({
+    entity: json,
+    concept: json,
+    label: json,
+    context_id: json,
+    decimals: json,
+    precision: json,
+    duplicate_fact_ids: json,
+    conflicting_values: json,
+    breakdown: Type.Optional(json),
+  }),
+});
+export type FactRef = Static<typeof factRef>;
+
+export function factDetails(source: string, summary: JsonObject, ref: FactRef): { detail: JsonObject; links: Link[] } | null {
+  const fact = ref.fact;
   let filing: { labels: string | null; retrieved_at: string };
   try {
     filing = JSON.parse(source) as typeof filing;
   } catch {
     return null;
   }
-  if (ref === null || fact === undefined || typeof summary.url !== "string") return null;
+  if (typeof summary.url !== "string") return null;
   const instance = summary.url.split("#")[0]!;
   const filingRef: FilingRef = {
-    cik: String(ref.cik),
-    accession: String(ref.accession),
+    cik: ref.cik,
+    accession: ref.accession,
     instanceUrl: instance,
     labelsUrl: filing.labels,
     retrievedAt: filing.retrieved_at,
   };
   const whole: JsonObject = {
-    entity: fact.entity!,
+    entity: fact.entity,
     period: summary.period!,
     dimensions: summary.dimensions!,
-    concept: fact.concept!,
-    label: fact.label!,
+    concept: fact.concept,
+    label: fact.label,
     fact_id: summary.fact_id!,
-    context_id: fact.context_id!,
+    context_id: fact.context_id,
     unit: summary.unit!,
     value: summary.value!,
-    decimals: fact.decimals!,
-    precision: fact.precision!,
+    decimals: fact.decimals,
+    precision: fact.precision,
     source_url: summary.url!,
-    duplicate_fact_ids: fact.duplicate_fact_ids!,
-    conflicting_values: fact.conflicting_values!,
+    duplicate_fact_ids: fact.duplicate_fact_ids,
+    conflicting_values: fact.conflicting_values,
     ...(fact.breakdown === undefined ? {} : { breakdown: fact.breakdown }),
   };
   const detail: JsonObject = {

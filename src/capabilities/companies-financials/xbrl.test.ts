@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { fixtureText, violationsOf } from "../../../test/helpers/capability-kit.ts";
 import type { JsonObject } from "../types.ts";
 import { companiesFinancials } from "./capability.ts";
-import { breakdownOf, factDetail, factDetails, factPage, type FilingRef, isRevenue, MAX_DETAIL_FACTS, viewFacts } from "./facts.ts";
+import { breakdownOf, factDetail, factPage, type FilingRef, isRevenue, MAX_DETAIL_FACTS, viewFacts } from "./facts.ts";
 import extract from "./xbrl-worker.ts";
 import { extractFacts, type Fact, readLabels, reportedNumber, XbrlDrift, XbrlFormatError } from "./xbrl.ts";
 
@@ -318,12 +318,13 @@ test("fact records: summary and ref give back every fact whole, for details (no 
     assert.equal(page.records.length, facts.length);
     page.records.forEach((record, i) => {
       assert.equal(record.detail, undefined, "not stored twice");
-      const out = factDetails(page.source, record.summary, record.ref ?? null);
+      // Through the engine: the stored ref must pass the declared factRef schema before the mapping runs.
+      const out = companiesFinancials.detailFromSource!(page.source, { summary: record.summary, ref: record.ref ?? null, detail: null, query: {} });
       assert.ok(out, "out");
       assert.deepEqual(out.detail.fact, facts[i]);
       assert.equal(out.detail.retrieved_at, nflxRef.retrievedAt);
       assert.deepEqual(out.detail.source_documents, { instance: facts[i]!.source_url.split("#")[0], labels: nflxRef.labelsUrl });
     });
   }
-  assert.equal(factDetails("{}", { title: "x" }, null), null);
+  assert.equal(companiesFinancials.detailFromSource!("{}", { summary: { title: "x" }, ref: null, detail: null, query: {} }), null, "a record without a fact's ref has no detail in the source");
 });

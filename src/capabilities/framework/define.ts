@@ -104,6 +104,16 @@ export interface ActionDecl<Q, Settings, R = unknown> {
   appliesTo?(record: RecordView<Q, RefOf<R>>): boolean;
 }
 
+/**
+ * A stored record's detail mapped from its page's source text (pure, free): `ref` declares the ref
+ * fields the mapping reads, and a record whose ref does not match has no detail there (null: the
+ * stored action's own look-up, or `410 session_expired`).
+ */
+export interface SourceDetailDecl<Q, D> {
+  ref: TSchema & { static: D };
+  map(source: string, record: RecordView<Q, D>): { detail: JsonObject; links: Link[] } | null;
+}
+
 /** A variant's own handler or cost for a record action the capability declares (its ref typed the same). */
 export type VariantActionDecl<Q, Settings, R> = Partial<Pick<ActionDecl<Q, Settings, R>, "cost" | "run">>;
 
@@ -170,6 +180,7 @@ export interface CapabilityDecl<
   F extends string = never,
   As = Record<string, unknown>,
   Id extends string = string,
+  D = unknown,
 > {
   id: Id;
   title: string;
@@ -201,8 +212,8 @@ export interface CapabilityDecl<
   sourceChecked?: readonly string[];
   /** Record actions by name, each with the ref type its `needs` declares. */
   actions: { readonly [A in keyof As]: ActionDecl<Static<S>, Settings, As[A]> };
-  /** A stored record's detail mapped from its page's source text (pure, free). */
-  detailFromSource?(source: string, record: RecordView<Static<S>>): { detail: JsonObject; links: Link[] } | null;
+  /** A stored record's detail mapped from its page's source text (SourceDetailDecl). */
+  detailFromSource?: SourceDetailDecl<Static<S>, D>;
   /** Example bodies as a caller sends them (fields with defaults may be left out; a test validates each). */
   examples: { title: string; body: Partial<Static<S>> }[];
   /** The capability's settings from the environment, parsed once per configuration. */
@@ -245,10 +256,20 @@ function held<Q, F extends string, Settings, As>(
 }
 
 /** Whether a stored ref has the fields an action's `needs` declares (always, without one). */
-function refCheck(needs: RefNeeds<unknown> | undefined): (ref: JsonObject | null) => boolean {
+function refCheck(needs: { ref: TSchema } | undefined): (ref: JsonObject | null) => boolean {
   if (needs === undefined) return () => true;
   const compiled = TypeCompiler.Compile(needs.ref);
   return (ref) => compiled.Check(ref);
+}
+
+/** The engine's side of a SourceDetailDecl: the ref checked, then the mapping with it typed. */
+function sourceDetail<Q, D>(
+  decl: SourceDetailDecl<Q, D>,
+  viewOf: (record: StoredRecordView) => RecordView<Q>,
+): (source: string, record: StoredRecordView) => { detail: JsonObject; links: Link[] } | null {
+  const hasRef = refCheck(decl);
+  // The one widening: the ref passed the declared schema.
+  return (source, record) => (hasRef(record.ref) ? decl.map(source, viewOf(record) as unknown as RecordView<Q, D>) : null);
 }
 
 export function defineCapability<
@@ -257,7 +278,8 @@ export function defineCapability<
   F extends string = never,
   As = Record<string, unknown>,
   const Id extends string = string,
->(declared: CapabilityDecl<S, Settings, F, As, Id>): Capability<Id> {
+  D = unknown,
+>(declared: CapabilityDecl<S, Settings, F, As, Id, D>): Capability<Id> {
   const decl = { ...declared, ...held(declared.variants, declared.actions) };
   if ((decl.sources === undefined) === (decl.variants === undefined)) {
     throw new Error(`${decl.id}: declare exactly one of sources or variants`);
@@ -402,7 +424,7 @@ export function defineCapability<
       return { ...page, credits: creditsFor(usd), costUsd: usd };
     },
     actions,
-    ...(decl.detailFromSource ? { detailFromSource: (source: string, record: StoredRecordView) => decl.detailFromSource!(source, view<S>(record)) } : {}),
+    ...(decl.detailFromSource ? { detailFromSource: sourceDetail(decl.detailFromSource, view<S>) } : {}),
     examples: decl.examples.map((e) => ({ title: e.title, body: e.body as JsonObject })),
     ...(update ? { updateExample: update.example } : {}),
   };

@@ -105,7 +105,7 @@ export const recipesSearch = defineCapability({
       run: lookUpAgain,
     },
   },
-  detailFromSource: (source, record) => storedMealDetail(source, record.ref?.meal_id),
+  detailFromSource: { ref: Type.Object({ meal_id: Type.String({ minLength: 1 }) }), map: (source, record) => storedMealDetail(source, record.ref.meal_id) },
   examples: [
     { title: "A recipe by name", body: { query: "Salmon Prawn Risotto" } },
     { title: "Seafood recipes, 20 a page", body: { category: "Seafood", num: 20 } },
