@@ -3,34 +3,18 @@
  * service instances on one database). Balance changes are single conditional statements or short
  * transactions on one client, so concurrent instances cannot overspend a cap.
  *
- * This class opens, migrates and closes it and composes its aggregates, each a file of this folder
+ * This class opens, migrates and closes it and composes its aggregates (ComposedStore forwards the
+ * Store's methods to them), each a file of this folder
  * on the same pool (pool.ts): accounts and keys (accounts.ts), the ledger's holds and reads
  * (ledger.ts), the billing commit (commit.ts) and its calls in doubt (lost-calls.ts), search
  * sessions (sessions.ts), people and OAuth (people.ts).
  */
 import { InDoubtJournal } from "../in-doubt.ts";
-import { KeyCache, type KeyLookup } from "../key-cache.ts";
+import { ComposedStore } from "../composed-store.ts";
+import { KeyCache } from "../key-cache.ts";
 import type {
-  AccountPatch,
-  AccountRow,
-  Committed,
   CommitOp,
-  DailyUsage,
-  KeyBudget,
-  KeyRow,
-  LedgerEntry,
-  LoginRow,
-  NewAccount,
-  NewKey,
-  OAuthClientRow,
-  OAuthCodeRow,
-  OAuthGrantRow,
-  OAuthTokenRow,
-  RecordRow,
-  Reservation,
-  SessionRow,
   Store,
-  WebSessionRow,
 } from "../types.ts";
 import { PostgresAccounts } from "./accounts.ts";
 import { PostgresCommit } from "./commit.ts";
@@ -69,39 +53,29 @@ export const COMMIT_OUTCOME_WAIT_MS = 4000;
 /** How often calls answered "not known" are asked about again, until the database answers. */
 export const LOST_CALL_PROBE_MS = 1000;
 
-export class PostgresStore implements Store {
+export class PostgresStore extends ComposedStore implements Store {
   readonly kind = "postgres" as const;
-  /** This database's identity (table store_identity), read by migrate(). */
-  private storeId: string | null = null;
-  /** Calls in doubt (lost-calls.ts): answered 503 when a COMMIT's reply was lost, undone if they committed. */
-  private readonly lostCalls: PostgresLostCalls;
-  /** Accounts and keys (accounts.ts), with the key lookups' cache. */
-  private readonly accounts: PostgresAccounts;
-  /** Credit holds and the ledger's reads (ledger.ts). */
-  private readonly ledger: PostgresLedger;
-  /** The billing commit (commit.ts): the charge, its ledger row and the search's writes in one transaction. */
-  private readonly billing: PostgresCommit;
-  /** The search sessions' reads and sweep (sessions.ts); their writes are the billing commit's. */
-  private readonly sessions: PostgresSessions;
-  /** The people aggregate (people.ts), on this store's pool, error mapping and transactions. */
-  private readonly people: PostgresPeople;
 
   private constructor(
     /** The pool every aggregate runs on (pool.ts). */
     private readonly db: PgPool,
-    keyCache: KeyCache,
-    commitOutcomeWaitMs: number,
-    lostCallProbeMs: number,
-    onLostCall: (report: LostCallReport) => void,
+    /** Calls in doubt (lost-calls.ts): answered 503 when a COMMIT's reply was lost, undone if they committed. */
+    private readonly lostCalls: PostgresLostCalls,
+    /** The billing commit (commit.ts), kept for its test hook. */
+    private readonly billing: PostgresCommit,
+    /** This database's identity (table store_identity), set by migrate(); the billing commit reads it. */
+    private readonly identity: { id: string | null },
     private readonly schema: string | null,
-    journal: InDoubtJournal | null,
+    keyCache: KeyCache,
   ) {
-    this.lostCalls = new PostgresLostCalls(db, journal, commitOutcomeWaitMs, lostCallProbeMs, onLostCall);
-    this.accounts = new PostgresAccounts(db, keyCache);
-    this.ledger = new PostgresLedger(db, this.accounts);
-    this.billing = new PostgresCommit(db, this.lostCalls, keyCache, schema, () => this.storeId);
-    this.sessions = new PostgresSessions(db);
-    this.people = new PostgresPeople(db);
+    const accounts = new PostgresAccounts(db, keyCache);
+    super({
+      accounts,
+      ledger: new PostgresLedger(db, accounts),
+      billing,
+      sessions: new PostgresSessions(db),
+      people: new PostgresPeople(db),
+    });
   }
 
   static async open(url: string, options: PostgresOpenOptions = {}): Promise<PostgresStore> {
@@ -110,15 +84,17 @@ export class PostgresStore implements Store {
       ...(schema === undefined ? {} : { schema }),
       ...(options.max === undefined ? {} : { max: options.max }),
     });
-    const store = new PostgresStore(
+    const keyCache = new KeyCache(options.keyCacheTtlMs);
+    const lostCalls = new PostgresLostCalls(
       db,
-      new KeyCache(options.keyCacheTtlMs),
+      options.inDoubtDir === undefined ? null : new InDoubtJournal(options.inDoubtDir),
       options.commitOutcomeWaitMs ?? COMMIT_OUTCOME_WAIT_MS,
       options.lostCallProbeMs ?? LOST_CALL_PROBE_MS,
       options.onLostCall ?? (() => {}),
-      schema ?? null,
-      options.inDoubtDir === undefined ? null : new InDoubtJournal(options.inDoubtDir),
     );
+    const identity: { id: string | null } = { id: null };
+    const billing = new PostgresCommit(db, lostCalls, keyCache, schema ?? null, () => identity.id);
+    const store = new PostgresStore(db, lostCalls, billing, identity, schema ?? null, keyCache);
     try {
       if (schema !== undefined) await createSchema(db, schema);
     } catch (error) {
@@ -129,9 +105,9 @@ export class PostgresStore implements Store {
   }
 
   async migrate(): Promise<void> {
-    this.storeId = await applyMigrations(this.db);
+    this.identity.id = await applyMigrations(this.db);
     // Calls left in doubt by an earlier process on this data directory (lost-calls.ts).
-    await this.lostCalls.recover(this.schema, this.storeId);
+    await this.lostCalls.recover(this.schema, this.identity.id);
   }
 
   ping(): Promise<void> {
@@ -164,204 +140,5 @@ export class PostgresStore implements Store {
   /** How many calls answered "not known" are still being asked about (the fault tests wait on it). */
   get unresolvedCalls(): number {
     return this.lostCalls.size;
-  }
-
-  // Accounts and keys (accounts.ts)
-
-  createAccount(account: NewAccount): Promise<AccountRow> {
-    return this.accounts.createAccount(account);
-  }
-
-  getAccount(id: string): Promise<AccountRow | null> {
-    return this.accounts.getAccount(id);
-  }
-
-  listAccounts(): Promise<AccountRow[]> {
-    return this.accounts.listAccounts();
-  }
-
-  countAccounts(): Promise<number> {
-    return this.accounts.countAccounts();
-  }
-
-  updateAccount(id: string, patch: AccountPatch): Promise<AccountRow | null> {
-    return this.accounts.updateAccount(id, patch);
-  }
-
-  rollPeriod(accountId: string, expectedPeriodEnd: number, newPeriodEnd: number): Promise<void> {
-    return this.accounts.rollPeriod(accountId, expectedPeriodEnd, newPeriodEnd);
-  }
-
-  createKey(key: NewKey): Promise<void> {
-    return this.accounts.createKey(key);
-  }
-
-  findKeyByHash(hash: string): Promise<KeyLookup | null> {
-    return this.accounts.findKeyByHash(hash);
-  }
-
-  getKey(keyId: string): Promise<KeyRow | null> {
-    return this.accounts.getKey(keyId);
-  }
-
-  setKeyLimit(keyId: string, limit: number | null, periodStart: number): Promise<KeyRow | null> {
-    return this.accounts.setKeyLimit(keyId, limit, periodStart);
-  }
-
-  listKeys(accountId: string): Promise<KeyRow[]> {
-    return this.accounts.listKeys(accountId);
-  }
-
-  revokeKey(keyId: string, at: number): Promise<number | null> {
-    return this.accounts.revokeKey(keyId, at);
-  }
-
-  touchKey(keyId: string, at: number): Promise<void> {
-    return this.accounts.touchKey(keyId, at);
-  }
-
-  // Credits: holds and the ledger (ledger.ts), the billing commit (commit.ts)
-
-  reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
-    return this.ledger.reserve(reservation);
-  }
-
-  release(reservation: Reservation): Promise<AccountRow | null> {
-    return this.ledger.release(reservation);
-  }
-
-  releaseReservationsOlderThan(ageMs: number): Promise<number> {
-    return this.ledger.releaseReservationsOlderThan(ageMs);
-  }
-
-  commit(op: CommitOp): Promise<Committed> {
-    return this.billing.commit(op);
-  }
-
-  ledgerTotal(accountId: string): Promise<number> {
-    return this.ledger.ledgerTotal(accountId);
-  }
-
-  usage(
-    accountId: string,
-    since: number,
-  ): Promise<{ capability: string; operation: string; calls: number; credits: number }[]> {
-    return this.ledger.usage(accountId, since);
-  }
-
-  usageByDay(accountId: string, since: number): Promise<DailyUsage[]> {
-    return this.ledger.usageByDay(accountId, since);
-  }
-
-  recentCalls(accountId: string, limit: number): Promise<LedgerEntry[]> {
-    return this.ledger.recentCalls(accountId, limit);
-  }
-
-  // Sessions and records (sessions.ts)
-
-  getSession(id: string): Promise<SessionRow | null> {
-    return this.sessions.getSession(id);
-  }
-
-  getRecords(searchId: string, from: number, to: number): Promise<RecordRow[]> {
-    return this.sessions.getRecords(searchId, from, to);
-  }
-
-  getRecord(id: string): Promise<{ record: RecordRow; session: SessionRow } | null> {
-    return this.sessions.getRecord(id);
-  }
-
-  getSource(searchId: string, position: number): Promise<string | null> {
-    return this.sessions.getSource(searchId, position);
-  }
-
-  sweepExpired(before: number, limit: number): Promise<number> {
-    return this.sessions.sweepExpired(before, limit);
-  }
-
-  // People: logins, dashboard sessions, OAuth (people.ts)
-
-  createLogin(login: LoginRow): Promise<boolean> {
-    return this.people.createLogin(login);
-  }
-
-  findLoginByEmail(email: string): Promise<LoginRow | null> {
-    return this.people.findLoginByEmail(email);
-  }
-
-  getLogin(id: string): Promise<LoginRow | null> {
-    return this.people.getLogin(id);
-  }
-
-  listLogins(accountId: string): Promise<LoginRow[]> {
-    return this.people.listLogins(accountId);
-  }
-
-  deleteLogin(id: string): Promise<boolean> {
-    return this.people.deleteLogin(id);
-  }
-
-  setLoginPassword(id: string, passwordHash: string): Promise<boolean> {
-    return this.people.setLoginPassword(id, passwordHash);
-  }
-
-  noteSignIn(loginId: string, at: number): Promise<void> {
-    return this.people.noteSignIn(loginId, at);
-  }
-
-  getWebSession(idHash: string): Promise<WebSessionRow | null> {
-    return this.people.getWebSession(idHash);
-  }
-
-  setWebSession(session: WebSessionRow): Promise<void> {
-    return this.people.setWebSession(session);
-  }
-
-  deleteWebSession(idHash: string): Promise<void> {
-    return this.people.deleteWebSession(idHash);
-  }
-
-  createOAuthClient(client: OAuthClientRow): Promise<void> {
-    return this.people.createOAuthClient(client);
-  }
-
-  getOAuthClient(id: string): Promise<OAuthClientRow | null> {
-    return this.people.getOAuthClient(id);
-  }
-
-  createOAuthCode(code: OAuthCodeRow): Promise<void> {
-    return this.people.createOAuthCode(code);
-  }
-
-  useOAuthCode(hash: string, at: number): Promise<{ code: OAuthCodeRow; firstUse: boolean } | null> {
-    return this.people.useOAuthCode(hash, at);
-  }
-
-  findOAuthToken(hash: string): Promise<{ token: OAuthTokenRow; grant: OAuthGrantRow; account: AccountRow } | null> {
-    return this.people.findOAuthToken(hash);
-  }
-
-  createOAuthGrant(grant: OAuthGrantRow, tokens: OAuthTokenRow[]): Promise<void> {
-    return this.people.createOAuthGrant(grant, tokens);
-  }
-
-  rotateOAuthRefresh(hash: string, at: number, tokens: OAuthTokenRow[]): Promise<"rotated" | "reused" | "invalid"> {
-    return this.people.rotateOAuthRefresh(hash, at, tokens);
-  }
-
-  listOAuthGrants(accountId: string): Promise<OAuthGrantRow[]> {
-    return this.people.listOAuthGrants(accountId);
-  }
-
-  revokeOAuthGrant(grantId: string, at: number): Promise<number | null> {
-    return this.people.revokeOAuthGrant(grantId, at);
-  }
-
-  touchOAuthGrant(grantId: string, at: number): Promise<void> {
-    return this.people.touchOAuthGrant(grantId, at);
-  }
-
-  sweepPeople(before: number, limit: number): Promise<number> {
-    return this.people.sweepPeople(before, limit);
   }
 }
