@@ -8,7 +8,7 @@
 import { DAY_MS, toLedger } from "../people-sql.ts";
 import { num, toAccount } from "../sql-common.ts";
 import type { AccountRow, DailyUsage, KeyBudget, LedgerEntry, Reservation } from "../types.ts";
-import { KEY_USED, type PgAccess } from "./access.ts";
+import { KEY_USED, type PgAccess, type Queryable } from "./access.ts";
 import type { PostgresAccounts } from "./accounts.ts";
 
 /** The database's clock in epoch milliseconds (the clock reservations are stamped and aged by). */
@@ -55,13 +55,7 @@ export class PostgresLedger {
   reserve(reservation: Reservation): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
     if (reservation.keyId !== undefined) return this.reserveWithKey(reservation, reservation.keyId);
     return this.db.transaction(async (client) => {
-      // The row lock taken by this UPDATE makes concurrent reserves re-check the cap in turn.
-      const held = await this.db.row(
-        `UPDATE accounts SET credits_reserved = credits_reserved + $2
-         WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
-        [reservation.accountId, reservation.amount],
-        client,
-      );
+      const held = await this.holdAccount(reservation, client);
       if (!held) return { ok: false, account: await this.accounts.account(reservation.accountId, client) };
       await client.query(
         // Stamped by the database's clock, which also ages it (releaseReservationsOlderThan): the
@@ -71,6 +65,19 @@ export class PostgresLedger {
       );
       return { ok: true, account: toAccount(held) };
     });
+  }
+
+  /**
+   * The account's part of a hold: its row when the amount fits under the cap (now held), else
+   * undefined. The row lock this UPDATE takes makes concurrent reserves re-check the cap in turn.
+   */
+  private holdAccount(reservation: Reservation, client: Queryable) {
+    return this.db.row(
+      `UPDATE accounts SET credits_reserved = credits_reserved + $2
+       WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
+      [reservation.accountId, reservation.amount],
+      client,
+    );
   }
 
   /**
@@ -84,12 +91,7 @@ export class PostgresLedger {
   ): Promise<{ ok: boolean; account: AccountRow | null; key?: KeyBudget }> {
     try {
       return await this.db.transaction(async (client) => {
-        const held = await this.db.row(
-          `UPDATE accounts SET credits_reserved = credits_reserved + $2
-           WHERE id = $1 AND credits_used + credits_reserved + $2 <= credits_cap RETURNING *`,
-          [reservation.accountId, reservation.amount],
-          client,
-        );
+        const held = await this.holdAccount(reservation, client);
         if (!held) return { ok: false, account: await this.accounts.account(reservation.accountId, client) };
         const account = toAccount(held);
         let heldFor: string | null = keyId;
